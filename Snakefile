@@ -1,0 +1,25 @@
+# pairbench: a Snakemake pipeline for studying sentence-pair models.
+# Run:  snakemake --cores 8                                   (default, offline configuration)
+#       snakemake --cores 8 --configfile config/study.yaml    (the published study's models)
+
+
+configfile: "config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+# Training stages come before scoring: they register the models they hand to the study.
+include: "workflow/rules/train_cross_encoder.smk"
+include: "workflow/rules/freeze.smk"
+include: "workflow/rules/celi.smk"
+include: "workflow/rules/download.smk"
+include: "workflow/rules/score.smk"
+include: "workflow/rules/aggregate.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        final_targets,

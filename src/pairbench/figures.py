@@ -1,0 +1,76 @@
+"""Figures of the compositional study (matplotlib, headless)."""
+
+from __future__ import annotations
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from pairbench.suite import ADVERSARIAL_CATEGORIES, CATEGORIES  # noqa: E402
+from pairbench.tables import _category_order, _models, load_scores  # noqa: E402
+
+
+def plot_score_distributions(scores: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:
+    """One row of box plots per model: the score distribution of each category."""
+    models = _models(scores)
+    categories = _category_order(scores["category"].unique().to_list())
+    fig, axes = plt.subplots(
+        len(models), 1, figsize=(max(8, 1.1 * len(categories)), 2.6 * len(models)), squeeze=False, sharex=True
+    )
+    colours = ["#d62728" if c in ADVERSARIAL_CATEGORIES else "#1f77b4" for c in categories]
+    for ax, (model, kind) in zip(axes[:, 0], models):
+        sub = scores.filter(pl.col("model") == model)
+        data = [sub.filter(pl.col("category") == c)["score"].to_numpy() for c in categories]
+        box = ax.boxplot(data, showfliers=True, patch_artist=True, widths=0.6)
+        for patch, colour in zip(box["boxes"], colours):
+            patch.set_facecolor(colour)
+            patch.set_alpha(0.35)
+        ax.set_ylabel("cosine" if kind == "bi" else "score")
+        ax.set_title(f"{model} ({kind})", fontsize=10, loc="left")
+        ax.grid(axis="y", alpha=0.3)
+    axes[-1, 0].set_xticks(range(1, len(categories) + 1), categories, rotation=30, ha="right")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_category_means(scores: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:
+    """Heat map of the mean score per model (rows) and category (columns)."""
+    models = _models(scores)
+    categories = [c for c in CATEGORIES if c in set(scores["category"].to_list())]
+    means = np.array(
+        [
+            [
+                scores.filter((pl.col("model") == m) & (pl.col("category") == c))["score"].mean() or np.nan
+                for c in categories
+            ]
+            for m, _ in models
+        ],
+        dtype=float,
+    )
+    fig, ax = plt.subplots(figsize=(max(7, 0.9 * len(categories)), 0.6 * len(models) + 2))
+    image = ax.imshow(means, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(categories)), categories, rotation=30, ha="right")
+    ax.set_yticks(range(len(models)), [f"{m} ({k})" for m, k in models])
+    for i in range(means.shape[0]):
+        for j in range(means.shape[1]):
+            ax.text(j, i, f"{means[i, j]:.2f}", ha="center", va="center", color="white", fontsize=8)
+    fig.colorbar(image, ax=ax, label="mean score")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_suite_figures(shard_paths, distributions_png, means_png, suite: str = "") -> None:
+    scores = load_scores(shard_paths)
+    plot_score_distributions(scores, distributions_png, title=f"Score distributions: {suite}")
+    plot_category_means(scores, means_png, title=f"Mean score per category: {suite}")

@@ -1,0 +1,292 @@
+"""Scoring sentence pairs with bi-encoders (cosine) and cross-encoders (raw output + normalised score).
+
+Speed comes from two choices that sentence-transformers' own ``encode``/``predict`` do not make:
+batches are sorted by *token* length (not characters), so padding waste is smallest, and each
+distinct sentence of a suite is encoded once. Everything runs under ``torch.inference_mode``.
+
+Normalisation of cross-encoder outputs (``normalise`` in a model's config):
+
+- ``auto`` (default): the activation the model saved with itself (sentence-transformers stores it in
+  ``config.json``; Sigmoid for one-logit models unless the model says otherwise). Multi-label
+  models (e.g. NLI) use a softmax over labels and report the probability of ``label``.
+- ``sigmoid``, ``identity``, ``softmax``: override.
+
+``raw`` is always the model's output before any activation: the logit (of ``label`` for
+multi-label models).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import torch
+
+from pairbench import runtime
+from pairbench.errors import ConfigError, PairbenchError, SourceError
+from pairbench.shards import write_shard
+from pairbench.sources import read_manifest
+from pairbench.suite import load_suite, suite_sha256
+
+log = logging.getLogger(__name__)
+
+BI_KINDS = ("bi",)
+CROSS_KINDS = ("cross",)
+NORMALISATIONS = ("auto", "sigmoid", "identity", "softmax")
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """The per-model settings of the ``models:`` config block that affect scoring."""
+
+    kind: str
+    batch_size: int = 32
+    max_length: int | None = None
+    normalise: str = "auto"
+    label: str | None = None
+    prompt: str | None = None
+    dtype: str = "auto"
+    device: str = "auto"
+    trust_remote_code: bool = False
+
+    @classmethod
+    def from_config(cls, block: dict, *, key: str = "?") -> ScoringSettings:
+        known = set(cls.__dataclass_fields__)
+        values = {k: v for k, v in block.items() if k in known}
+        settings = cls(**values)
+        if settings.normalise not in NORMALISATIONS:
+            raise ConfigError(
+                f"models.{key}.normalise: {settings.normalise!r} is not one of {', '.join(NORMALISATIONS)}"
+            )
+        return settings
+
+
+def _token_lengths(tokenizer, texts, pairs=None, max_length=None) -> np.ndarray:
+    kwargs = dict(add_special_tokens=True, truncation=max_length is not None, max_length=max_length)
+    if pairs is None:
+        enc = tokenizer(list(texts), **kwargs)
+    else:
+        enc = tokenizer(list(texts), list(pairs), **kwargs)
+    return np.fromiter((len(ids) for ids in enc["input_ids"]), dtype=np.int64, count=len(texts))
+
+
+def _length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
+    # Longest first (an out-of-memory error shows up in the first batch, not the last);
+    # the stable sort keeps equal lengths in input order, so results are deterministic.
+    order = np.argsort(-lengths, kind="stable")
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def _check_texts(texts, what: str) -> None:
+    for i, text in enumerate(texts):
+        if not isinstance(text, str) or not text.strip():
+            raise PairbenchError(f"{what}: item {i} is an empty sentence ({text!r}); every sentence needs text")
+
+
+def load_bi_encoder(model_dir: str | Path, settings: ScoringSettings, device: str):
+    from sentence_transformers import SentenceTransformer
+
+    dtype = runtime.resolve_dtype(settings.dtype, device)
+    model = SentenceTransformer(
+        str(model_dir),
+        device=device,
+        trust_remote_code=settings.trust_remote_code,
+        model_kwargs={"dtype": dtype},
+        local_files_only=True,
+    )
+    if settings.max_length:
+        model.max_seq_length = settings.max_length
+    model.eval()
+    return model
+
+
+def load_cross_encoder(model_dir: str | Path, settings: ScoringSettings, device: str):
+    from sentence_transformers import CrossEncoder
+
+    dtype = runtime.resolve_dtype(settings.dtype, device)
+    model = CrossEncoder(
+        str(model_dir),
+        device=device,
+        trust_remote_code=settings.trust_remote_code,
+        max_length=settings.max_length,
+        model_kwargs={"dtype": dtype},
+        local_files_only=True,
+    )
+    model.eval()
+    return model
+
+
+@torch.inference_mode()
+def encode_sentences(model, texts: list[str], batch_size: int = 32, prompt: str | None = None) -> np.ndarray:
+    """Embed ``texts`` with a SentenceTransformer in token-length-sorted batches; float32 array."""
+    _check_texts(texts, "encode_sentences")
+    if not texts:
+        return np.zeros((0, model.get_sentence_embedding_dimension() or 0), dtype=np.float32)
+    prompted = [prompt + t for t in texts] if prompt else list(texts)
+    lengths = _token_lengths(model.tokenizer, prompted, max_length=model.max_seq_length)
+    out: np.ndarray | None = None
+    for idx in _length_sorted_batches(lengths, batch_size):
+        features = model.preprocess([prompted[i] for i in idx])
+        features = {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
+        emb = model(features)["sentence_embedding"].float().cpu().numpy()
+        if out is None:
+            out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
+        out[idx] = emb
+    assert out is not None
+    return out
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity in float64."""
+    a = a.astype(np.float64)
+    b = b.astype(np.float64)
+    num = np.einsum("ij,ij->i", a, b)
+    den = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    return num / np.maximum(den, 1e-12)
+
+
+def score_bi(model, s1: list[str], s2: list[str], settings: ScoringSettings) -> tuple[np.ndarray, str]:
+    """Cosine of the embeddings; each distinct sentence is encoded once."""
+    distinct = list(dict.fromkeys([*s1, *s2]))
+    position = {text: i for i, text in enumerate(distinct)}
+    emb = encode_sentences(model, distinct, batch_size=settings.batch_size, prompt=settings.prompt)
+    cos = cosine_rows(emb[[position[t] for t in s1]], emb[[position[t] for t in s2]])
+    return cos, "cosine"
+
+
+@torch.inference_mode()
+def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32) -> np.ndarray:
+    """The cross-encoder's logits before any activation, shape (n_pairs, num_labels), float64."""
+    _check_texts(s1, "cross-encoder sentence1")
+    _check_texts(s2, "cross-encoder sentence2")
+    lengths = _token_lengths(model.tokenizer, s1, pairs=s2, max_length=model.max_seq_length)
+    out = np.empty((len(s1), model.num_labels), dtype=np.float64)
+    for idx in _length_sorted_batches(lengths, batch_size):
+        features = model.preprocess([(s1[i], s2[i]) for i in idx])
+        features = {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
+        scores = model(features)["scores"].float()
+        if scores.ndim == 1:
+            scores = scores.unsqueeze(-1)
+        out[idx] = scores.cpu().numpy().astype(np.float64)
+    return out
+
+
+def _label_index(model, label: str | None, key: str) -> int:
+    if model.num_labels == 1:
+        return 0
+    id2label = {int(i): str(name) for i, name in model.config.id2label.items()}
+    if label is None:
+        raise ConfigError(
+            f"models.{key}: this cross-encoder has {model.num_labels} labels ({', '.join(id2label.values())}); "
+            "set `label:` to the one whose probability is the similarity score (e.g. entailment)"
+        )
+    for i, name in id2label.items():
+        if name.lower() == label.lower():
+            return i
+    raise ConfigError(f"models.{key}.label: {label!r} is not one of {', '.join(id2label.values())}")
+
+
+def normalise_logits(logits: np.ndarray, index: int, normalise: str, saved_activation) -> tuple[np.ndarray, np.ndarray, str]:
+    """Return (raw, score, description) for the label ``index`` of ``logits``."""
+    raw = logits[:, index]
+    t = torch.from_numpy(logits)
+    if normalise == "auto":
+        if logits.shape[1] > 1:
+            normalise = "softmax"
+        else:
+            name = type(saved_activation).__name__ if saved_activation is not None else "Identity"
+            if name == "Sigmoid":
+                normalise = "sigmoid"
+            elif name == "Identity":
+                normalise = "identity"
+            else:
+                score = saved_activation(t[:, index : index + 1]).squeeze(-1).double().numpy()
+                return raw, score, f"auto:{name}"
+    if normalise == "sigmoid":
+        score = torch.sigmoid(t[:, index]).numpy()
+    elif normalise == "softmax":
+        score = torch.softmax(t, dim=1)[:, index].numpy()
+    elif normalise == "identity":
+        score = raw.copy()
+    else:  # pragma: no cover - checked in ScoringSettings
+        raise ConfigError(f"unknown normalisation {normalise!r}")
+    return raw, score.astype(np.float64), normalise
+
+
+def score_cross(model, s1, s2, settings: ScoringSettings, key: str = "?") -> tuple[np.ndarray, np.ndarray, str]:
+    logits = cross_logits(model, s1, s2, batch_size=settings.batch_size)
+    index = _label_index(model, settings.label, key)
+    raw, score, how = normalise_logits(logits, index, settings.normalise, getattr(model, "activation_fn", None))
+    if logits.shape[1] > 1:
+        how = f"{how}[{model.config.id2label[index]}]"
+    return raw, score, how
+
+
+def score_suite_to_shard(
+    suite_path: str | Path,
+    model_dir: str | Path,
+    model_key: str,
+    model_config: dict,
+    out_path: str | Path,
+    *,
+    suite_name: str = "",
+    threads: int | None = None,
+) -> pl.DataFrame:
+    """Score every pair of a suite with one model and write the shard atomically."""
+    settings = ScoringSettings.from_config(model_config, key=model_key)
+    suite = load_suite(suite_path)
+    runtime.configure_threads(threads)
+    device = runtime.select_device(settings.device)
+    model_dir = Path(model_dir)
+    if not model_dir.exists():
+        raise SourceError(f"model {model_key!r}: folder {model_dir} does not exist; run its fetch rule first")
+    s1 = suite["sentence1"].to_list()
+    s2 = suite["sentence2"].to_list()
+    start = time.perf_counter()
+    try:
+        if settings.kind in BI_KINDS:
+            model = load_bi_encoder(model_dir, settings, device)
+            raw, how = score_bi(model, s1, s2, settings)
+            score = raw.copy()
+        elif settings.kind in CROSS_KINDS:
+            model = load_cross_encoder(model_dir, settings, device)
+            raw, score, how = score_cross(model, s1, s2, settings, key=model_key)
+        else:
+            from pairbench.plugins import score_with_kind
+
+            raw, score, how = score_with_kind(settings.kind, model_dir, model_config, s1, s2, device, key=model_key)
+    except (OSError, ValueError) as err:
+        if isinstance(err, PairbenchError):
+            raise
+        raise SourceError(
+            f"model {model_key!r} ({model_config.get('source', '?')}, kind {settings.kind!r}) could not be "
+            f"loaded from {model_dir}: {err}. If it needs remote code, set `trust_remote_code: true`; "
+            "if files are missing, delete the folder and rerun its fetch rule."
+        ) from err
+    elapsed = time.perf_counter() - start
+    log.info("scored %d pairs with %s in %.2fs on %s", len(s1), model_key, elapsed, device)
+    frame = suite.with_columns(
+        pl.Series("raw", np.asarray(raw, dtype=np.float64)),
+        pl.Series("score", np.asarray(score, dtype=np.float64)),
+    )
+    manifest = read_manifest(model_dir)
+    write_shard(
+        frame,
+        out_path,
+        {
+            "model": model_key,
+            "source": model_config.get("source", manifest.get("source", "")),
+            "revision": manifest.get("revision", ""),
+            "kind": settings.kind,
+            "normalisation": how,
+            "suite": suite_name or Path(suite_path).stem,
+            "suite_sha256": suite_sha256(suite_path),
+            "dtype": str(runtime.resolve_dtype(settings.dtype, device)).removeprefix("torch."),
+            "library_versions": runtime.library_versions(),
+        },
+    )
+    return frame

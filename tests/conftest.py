@@ -1,0 +1,75 @@
+"""Shared fixtures: tiny random models, a copy of the workflow in a temporary directory, Snakemake runners."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_STSB = REPO.parent / "shared" / "data" / "stsb-en"
+
+# The hub is never reachable in tests: any accidental download fails fast instead of hanging.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> dict[str, Path]:
+    from pairbench.testing import make_tiny_bi_encoder, make_tiny_cross_encoder
+
+    root = tmp_path_factory.mktemp("tiny-models")
+    return {
+        "bi": make_tiny_bi_encoder(root / "tiny-bi"),
+        "cross": make_tiny_cross_encoder(root / "tiny-cross"),
+        "bi2": make_tiny_bi_encoder(root / "tiny-bi-2", seed=1),
+        "nli": make_tiny_cross_encoder(root / "tiny-nli", num_labels=3),
+    }
+
+
+def copy_workflow(dest: Path) -> Path:
+    """The pipeline as a user checks it out: Snakefile, workflow/, envs/, profiles/, configs, suites."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("Snakefile", "config.yaml"):
+        shutil.copy2(REPO / name, dest / name)
+    for name in ("workflow", "envs", "profiles", "config", "bench/configs"):
+        if (REPO / name).exists():
+            shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("resources/suites", "resources/smoke"):
+        if (REPO / name).exists():
+            shutil.copytree(REPO / name, dest / name)
+    return dest
+
+
+def write_config(workdir: Path, config: dict, name: str = "config.yaml") -> Path:
+    path = workdir / name
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True, timeout: int = 900) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "--workflow-profile", "none", *args]
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+_JOB_RE = re.compile(r"^(?:local)?rule (\w+):\n((?:    .*\n)+)", re.MULTILINE)
+
+
+def planned_jobs(workdir: Path, *args: str) -> list[tuple[str, str]]:
+    """(rule, output) for every job a dry run plans, sorted; rule `all` has output ''."""
+    proc = snakemake(workdir, "-n", "--cores", "2", *args)
+    jobs = []
+    for match in _JOB_RE.finditer(proc.stdout + "\n"):
+        out = re.search(r"^    output: (.*)$", match.group(2), re.MULTILINE)
+        jobs.append((match.group(1), out.group(1) if out else ""))
+    return sorted(jobs)

@@ -1,0 +1,75 @@
+# Materialise models and datasets under resources/. Local rules: they run where Snakemake runs
+# (a login node with internet access), never on compute nodes that may have no network.
+
+
+localrules:
+    fetch_model,
+    fetch_base_model,
+    fetch_dataset,
+    prefetch,
+
+
+rule fetch_model:
+    output:
+        directory("resources/models/{model}"),
+    log:
+        f"{LOGS}/fetch_model/{{model}}.log",
+    benchmark:
+        f"{BENCH}/fetch_model/{{model}}.tsv"
+    wildcard_constraints:
+        model=alternatives(config["models"]),
+    conda:
+        "../../envs/pairbench.yaml"
+    params:
+        # Only the source: changing a model's batch size or prompt must not download it again.
+        source=model_source,
+    script:
+        "../scripts/fetch_model.py"
+
+
+rule fetch_base_model:
+    output:
+        directory("resources/models/base/{base}"),
+    log:
+        f"{LOGS}/fetch_base_model/{{base}}.log",
+    benchmark:
+        f"{BENCH}/fetch_base_model/{{base}}.tsv"
+    wildcard_constraints:
+        base=alternatives(BASE_MODELS),
+    conda:
+        "../../envs/pairbench.yaml"
+    params:
+        source=base_model_source,
+    script:
+        "../scripts/fetch_base_model.py"
+
+
+rule fetch_dataset:
+    output:
+        directory("resources/datasets/{dataset}"),
+    log:
+        f"{LOGS}/fetch_dataset/{{dataset}}.log",
+    benchmark:
+        f"{BENCH}/fetch_dataset/{{dataset}}.tsv"
+    wildcard_constraints:
+        dataset=alternatives(config["datasets"]),
+    conda:
+        "../../envs/pairbench.yaml"
+    params:
+        spec=dataset_spec,
+    script:
+        "../scripts/fetch_dataset.py"
+
+
+rule prefetch:
+    """Fetch every model and dataset of the config (run on a machine with internet access)."""
+    input:
+        prefetch_targets(),
+    output:
+        touch("resources/prefetch.done"),
+    log:
+        f"{LOGS}/prefetch.log",
+    benchmark:
+        f"{BENCH}/prefetch.tsv"
+    conda:
+        "../../envs/pairbench.yaml"

@@ -1,0 +1,20 @@
+"""Rule score_suite -> pairbench.scoring.score_suite_to_shard."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
+
+from pairbench.runtime import script_logging
+from pairbench.scoring import score_suite_to_shard
+
+with script_logging(snakemake.log[0]):
+    score_suite_to_shard(
+        suite_path=snakemake.input.suite,
+        model_dir=snakemake.input.model,
+        model_key=snakemake.wildcards.model,
+        model_config=dict(snakemake.params.model),
+        out_path=snakemake.output[0],
+        suite_name=snakemake.wildcards.suite,
+        threads=snakemake.threads,
+    )
