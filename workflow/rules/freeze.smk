@@ -1,0 +1,159 @@
+# Training stage 2 (issue 4): per-layer latents of a frozen language model, cached once per
+# (lm, sentence set); layerwise autoencoders pretrained on them; a siamese layerwise STS model
+# trained on the cached latents of the STS sentences; the study's ablation progression.
+# Caches depend only on (lm, set): adding or changing a run never recomputes one.
+from pairbench.freeze import plan_stage as plan_freeze_stage
+
+if "freeze" in config["training"]:
+    validate(config["training"]["freeze"], schema="../schemas/freeze.schema.yaml")
+    FZ = config["training"]["freeze"]
+    FZ_RES = FZ["resources"]
+    FZ_LMS = FZ["lms"]
+    FZ_RUNS = FZ["runs"]
+    # Lookups computed once (cross-references checked; each run's STS data is the set {data}-pairs).
+    FZ_PLAN = plan_freeze_stage(FZ, config["datasets"])
+    FZ_SETS = FZ_PLAN["sets"]
+    FZ_LM_DIRS = {
+        lm: register_base_model(block["source"]) for lm, block in FZ_LMS.items()
+    }
+    FINAL_TARGETS.append(lambda: FZ_PLAN["targets"])
+
+    rule freeze_latents:
+        """One pass of the frozen model over a sentence set: every layer's pooled vector, cached."""
+        input:
+            model=lambda wildcards: FZ_LM_DIRS[wildcards.lm],
+            sentences=lambda wildcards: FZ_PLAN["set_inputs"][wildcards.set],
+        output:
+            # The marker is written last, after the cache folder is renamed into place.
+            "results/latents/{lm}/{set}/done.json",
+        log:
+            f"{LOGS}/freeze_latents/{{lm}}/{{set}}.log",
+        benchmark:
+            f"{BENCH}/freeze_latents/{{lm}}/{{set}}.tsv"
+        wildcard_constraints:
+            lm=alternatives(FZ_LMS),
+            set=alternatives(FZ_SETS),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: FZ_RES["threads"]
+        resources:
+            gpu=FZ_RES["gpu"],
+            mem_mb=FZ_RES["mem_mb"],
+            runtime=FZ_RES["runtime"],
+        params:
+            lm=lambda wildcards: FZ_LMS[wildcards.lm],
+            sentence_set=lambda wildcards: FZ_SETS[wildcards.set],
+            dataset_dir=lambda wildcards: FZ_PLAN["set_dataset_dir"][wildcards.set],
+            work=lambda wildcards: f"results/checkpoints/freeze/latents/{wildcards.lm}/{wildcards.set}",
+        script:
+            "../scripts/freeze_latents.py"
+
+    rule freeze_pretrain:
+        """One autoencoder per layer, trained on the cached latents of the run's pretraining set."""
+        input:
+            latents=lambda wildcards: FZ_PLAN["latents"][wildcards.run]["pretrain"],
+        output:
+            model="results/models/freeze/{run}/autoencoders.pt",
+            history="results/tables/freeze/{run}/autoencoder_loss_history.csv",
+            table="results/tables/freeze/{run}/autoencoder_loss.csv",
+            md="results/tables/freeze/{run}/autoencoder_loss.md",
+            figure=report(
+                "results/figures/freeze/{run}/autoencoder_loss.png",
+                caption="../report/freeze_autoencoder_loss.rst",
+                category="Training: frozen features",
+                subcategory="{run}",
+            ),
+        log:
+            f"{LOGS}/freeze_pretrain/{{run}}.log",
+        benchmark:
+            f"{BENCH}/freeze_pretrain/{{run}}.tsv"
+        wildcard_constraints:
+            run=alternatives(FZ_RUNS),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: FZ_RES["train_threads"]
+        resources:
+            gpu=FZ_RES["gpu"],
+            mem_mb=FZ_RES["mem_mb"],
+            runtime=FZ_RES["runtime"],
+        params:
+            # Only what the autoencoders depend on: STS settings never retrain them.
+            ae=lambda wildcards: FZ_PLAN["ae_params"][wildcards.run],
+            device=FZ_RES["device"],
+            checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/autoencoders",
+        script:
+            "../scripts/freeze_pretrain.py"
+
+    rule freeze_train:
+        """The run's STS model: dev-selected epoch, test scored once; metrics and test predictions."""
+        input:
+            latents=lambda wildcards: FZ_PLAN["latents"][wildcards.run]["sts"],
+            autoencoders="results/models/freeze/{run}/autoencoders.pt",
+            data=lambda wildcards: FZ_PLAN["data_dir"][wildcards.run],
+        output:
+            model="results/models/freeze/{run}/sts_model.pt",
+            metrics="results/metrics/freeze/{run}.json",
+            predictions="results/metrics/freeze/{run}.parquet",
+        log:
+            f"{LOGS}/freeze_train/{{run}}.log",
+        benchmark:
+            f"{BENCH}/freeze_train/{{run}}.tsv"
+        wildcard_constraints:
+            run=alternatives(FZ_RUNS),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: FZ_RES["train_threads"]
+        resources:
+            gpu=FZ_RES["train_gpu"],
+            mem_mb=FZ_RES["mem_mb"],
+            runtime=FZ_RES["runtime"],
+        params:
+            run=lambda wildcards: FZ_RUNS[wildcards.run],
+            device=FZ_RES["device"],
+            checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/run",
+        script:
+            "../scripts/freeze_train.py"
+
+    rule freeze_ablation:
+        """The study's progression on the same latents, every variant selected on dev."""
+        input:
+            latents=lambda wildcards: FZ_PLAN["latents"][wildcards.run]["sts"],
+            autoencoders="results/models/freeze/{run}/autoencoders.pt",
+            data=lambda wildcards: FZ_PLAN["data_dir"][wildcards.run],
+            run_metrics="results/metrics/freeze/{run}.json",
+        output:
+            progression="results/tables/freeze/{run}/progression.csv",
+            progression_md="results/tables/freeze/{run}/progression.md",
+            layer_cosine="results/tables/freeze/{run}/layer_cosine.csv",
+            layer_cosine_md="results/tables/freeze/{run}/layer_cosine.md",
+            progression_png=report(
+                "results/figures/freeze/{run}/progression.png",
+                caption="../report/freeze_progression.rst",
+                category="Training: frozen features",
+                subcategory="{run}",
+            ),
+            layer_cosine_png=report(
+                "results/figures/freeze/{run}/layer_cosine.png",
+                caption="../report/freeze_layer_cosine.rst",
+                category="Training: frozen features",
+                subcategory="{run}",
+            ),
+        log:
+            f"{LOGS}/freeze_ablation/{{run}}.log",
+        benchmark:
+            f"{BENCH}/freeze_ablation/{{run}}.tsv"
+        wildcard_constraints:
+            run=alternatives(FZ_PLAN["ablation_runs"]),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: FZ_RES["train_threads"]
+        resources:
+            gpu=FZ_RES["train_gpu"],
+            mem_mb=FZ_RES["mem_mb"],
+            runtime=FZ_RES["runtime"],
+        params:
+            run=lambda wildcards: FZ_RUNS[wildcards.run],
+            device=FZ_RES["device"],
+            checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/ablation",
+        script:
+            "../scripts/freeze_ablation.py"

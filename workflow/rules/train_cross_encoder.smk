@@ -1,0 +1,97 @@
+# Training stage 1 (issue 3): fine-tune cross-encoders on graded sentence pairs (STS-B) with
+# BinaryCrossEntropyLoss, keep the checkpoint chosen on dev, score test once, and hand every run
+# to the compositional study as a cross-encoder under its run name.
+from pairbench.cross_encoder_training import check_config as check_cross_encoder_config
+from pairbench.cross_encoder_training import (
+    fill_run_defaults as fill_cross_encoder_defaults,
+)
+
+if "cross_encoder" in config["training"]:
+    _CE_SCHEMA = str(
+        Path(workflow.current_basedir) / "../schemas/cross_encoder.schema.yaml"
+    )
+    # Errors name the config file and line of the offending key.
+    check_cross_encoder_config(
+        config["training"]["cross_encoder"], config, workflow.configfiles, _CE_SCHEMA
+    )
+    validate(
+        config["training"]["cross_encoder"],
+        schema="../schemas/cross_encoder.schema.yaml",
+    )
+    CE = config["training"]["cross_encoder"]
+    CE_RUNS = fill_cross_encoder_defaults(CE, _CE_SCHEMA)
+    CE_BASES = {
+        run: register_base_model(block["base"]) for run, block in CE_RUNS.items()
+    }
+    for _run, _block in CE_RUNS.items():
+        register_trained_model(
+            _run,
+            "cross",
+            f"results/models/cross_encoder/{_run}",
+            max_length=_block["max_length"],
+        )
+
+    FINAL_TARGETS.append(
+        lambda: [
+            *[f"results/models/cross_encoder/{run}" for run in CE_RUNS],
+            *[f"results/metrics/cross_encoder/{run}.json" for run in CE_RUNS],
+            "results/tables/cross_encoder_runs.csv",
+            "results/tables/cross_encoder_runs.md",
+            "results/figures/cross_encoder/training_curves.png",
+        ]
+    )
+
+    localrules:
+        cross_encoder_report,
+
+    rule train_cross_encoder:
+        """Fine-tune one run; checkpoints (outside the outputs) make a killed run resume."""
+        input:
+            data=lambda wildcards: f"resources/datasets/{CE_RUNS[wildcards.run]['data']}",
+            base=lambda wildcards: CE_BASES[wildcards.run],
+        output:
+            model=directory("results/models/cross_encoder/{run}"),
+            metrics="results/metrics/cross_encoder/{run}.json",
+        log:
+            f"{LOGS}/train_cross_encoder/{{run}}.log",
+        benchmark:
+            f"{BENCH}/train_cross_encoder/{{run}}.tsv"
+        wildcard_constraints:
+            run=alternatives(CE_RUNS),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: CE["threads"]
+        resources:
+            gpu=CE["gpu"],
+            mem_mb=CE["mem_mb"],
+            runtime=CE["runtime"],
+        params:
+            # Only this run's block: editing another run retrains nothing here.
+            run=lambda wildcards: CE_RUNS[wildcards.run],
+            data=lambda wildcards: CE_RUNS[wildcards.run]["data"],
+            score_max=lambda wildcards: CE_RUNS[wildcards.run]["score_max"],
+            smoke=lambda wildcards: CE_RUNS[wildcards.run]["smoke"],
+            checkpoints=lambda wildcards: f"results/checkpoints/cross_encoder/{wildcards.run}",
+        script:
+            "../scripts/train_cross_encoder.py"
+
+    rule cross_encoder_report:
+        """A table of all runs and their training curves."""
+        input:
+            metrics=expand("results/metrics/cross_encoder/{run}.json", run=CE_RUNS),
+        output:
+            csv="results/tables/cross_encoder_runs.csv",
+            md="results/tables/cross_encoder_runs.md",
+            curves=report(
+                "results/figures/cross_encoder/training_curves.png",
+                caption="../report/cross_encoder_training_curves.rst",
+                category="Training: cross-encoder",
+            ),
+        log:
+            f"{LOGS}/cross_encoder_report.log",
+        benchmark:
+            f"{BENCH}/cross_encoder_report.tsv"
+        conda:
+            "../../envs/pairbench.yaml"
+        script:
+            "../scripts/report_cross_encoder.py"

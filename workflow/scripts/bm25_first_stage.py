@@ -1,0 +1,19 @@
+"""Rule celi_bm25 -> pairbench.retrieval.first_stage_to_trec."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
+
+from pairbench.runtime import script_logging
+from pairbench.retrieval import first_stage_to_trec
+
+with script_logging(snakemake.log[0]):
+    first_stage_to_trec(
+        snakemake.input[0],
+        snakemake.params.eval["split"],
+        snakemake.output[0],
+        top_k=snakemake.params.eval["top_k"],
+        bm25=dict(snakemake.params.bm25),
+        threads=snakemake.threads,
+    )

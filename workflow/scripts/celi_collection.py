@@ -1,0 +1,17 @@
+"""Rule celi_collection -> pairbench.retrieval.build_collection."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
+
+from pairbench.runtime import script_logging
+from pairbench.retrieval import build_collection
+
+with script_logging(snakemake.log[0]):
+    build_collection(
+        dict(snakemake.params.spec),
+        {role: str(path) for role, path in snakemake.input.items()},
+        snakemake.output[0],
+        name=snakemake.wildcards.collection,
+    )

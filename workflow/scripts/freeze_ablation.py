@@ -1,0 +1,28 @@
+"""Rule freeze_ablation -> pairbench.freeze.run_ablation."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
+
+from pairbench.freeze import run_ablation
+from pairbench.runtime import script_logging
+
+out = snakemake.output
+with script_logging(snakemake.log[0]):
+    run_ablation(
+        run_name=snakemake.wildcards.run,
+        run=dict(snakemake.params.run),
+        sts_cache=Path(snakemake.input.latents).parent,
+        dataset_dir=snakemake.input.data,
+        autoencoders_path=snakemake.input.autoencoders,
+        run_metrics_path=snakemake.input.run_metrics,
+        out_tables={
+            "progression": (out.progression, out.progression_md),
+            "layer_cosine": (out.layer_cosine, out.layer_cosine_md),
+        },
+        out_figures={"progression": out.progression_png, "layer_cosine": out.layer_cosine_png},
+        checkpoint_dir=snakemake.params.checkpoints,
+        threads=snakemake.threads,
+        device=snakemake.params.device,
+    )

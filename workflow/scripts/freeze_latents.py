@@ -1,0 +1,21 @@
+"""Rule freeze_latents -> pairbench.latents.build_latent_cache."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
+
+from pairbench.latents import build_latent_cache
+from pairbench.runtime import script_logging
+
+with script_logging(snakemake.log[0]):
+    build_latent_cache(
+        model_dir=snakemake.input.model,
+        lm=dict(snakemake.params.lm),
+        sentence_set=dict(snakemake.params.sentence_set),
+        dataset_dir=snakemake.params.dataset_dir,
+        done_path=snakemake.output[0],
+        work_dir=snakemake.params.work,
+        threads=snakemake.threads,
+        names={"lm": snakemake.wildcards.lm, "set": snakemake.wildcards.set},
+    )

@@ -1,0 +1,24 @@
+"""Rule freeze_train -> pairbench.freeze.train_run."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
+
+from pairbench.freeze import train_run
+from pairbench.runtime import script_logging
+
+with script_logging(snakemake.log[0]):
+    train_run(
+        run_name=snakemake.wildcards.run,
+        run=dict(snakemake.params.run),
+        sts_cache=Path(snakemake.input.latents).parent,
+        dataset_dir=snakemake.input.data,
+        autoencoders_path=snakemake.input.autoencoders,
+        model_path=snakemake.output.model,
+        metrics_path=snakemake.output.metrics,
+        predictions_path=snakemake.output.predictions,
+        checkpoint_dir=snakemake.params.checkpoints,
+        threads=snakemake.threads,
+        device=snakemake.params.device,
+    )

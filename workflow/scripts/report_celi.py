@@ -1,0 +1,19 @@
+"""Rule celi_report -> pairbench.celi.make_report."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
+
+from pairbench.runtime import script_logging
+from pairbench.celi import make_report
+
+with script_logging(snakemake.log[0]):
+    datasets = list(snakemake.params.datasets)
+    make_report(
+        dict(zip(datasets, snakemake.input.metrics)),
+        dict(zip(datasets, snakemake.input.per_query)),
+        {run: dict(block) for run, block in snakemake.params.runs.items()},
+        {name: path for name, path in snakemake.output.items()},
+        averaged=list(snakemake.params.averaged),
+    )
