@@ -106,7 +106,7 @@ def shard_path(suite, model):
 
 
 def suite_shards(wildcards):
-    return [shard_path(wildcards.suite, m) for m in scoring_models()]
+    return suite_shard_targets(wildcards.suite)
 
 
 TABLE_NAMES = ["category_stats", "failure_rates", "bi_vs_cross", "separation"]
