@@ -174,6 +174,45 @@ def test_tiny_run_from_bi_encoder_base_writes_model_and_metrics(tmp_path, tiny):
     assert not (tmp_path / "checkpoints" / "tiny-bi").exists()  # removed after success by default
 
 
+def test_sweep_mode_never_scores_test(tmp_path, tiny, monkeypatch):
+    # bench/sweep_cross_encoder.py chooses settings on dev: with score_test=False the test split
+    # is never evaluated and the metrics say so (null), while dev selection works as usual.
+    from sentence_transformers.cross_encoder.evaluation import CrossEncoderCorrelationEvaluator
+
+    evaluated = []
+    original = CrossEncoderCorrelationEvaluator.__call__
+
+    def recording_call(self, *args, **kwargs):
+        evaluated.append(self.name)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(CrossEncoderCorrelationEvaluator, "__call__", recording_call)
+    common = dict(
+        run="sweep",
+        run_config=_run_config(epochs=1),
+        data_dir=tiny["data"],
+        base_dir=tiny["cross"],
+        data_key="tiny",
+        score_max=5,
+        threads=1,
+        device="cpu",
+    )
+    metrics = train_cross_encoder(
+        model_out=tmp_path / "m1",
+        metrics_out=tmp_path / "m1.json",
+        checkpoint_dir=tmp_path / "c1",
+        score_test=False,
+        **common,
+    )
+    assert metrics["test"] == {"pearson": None, "spearman": None}
+    assert set(evaluated) == {"dev"} and metrics["best"]["dev"]["spearman"] is not None
+    evaluated.clear()
+    metrics = train_cross_encoder(
+        model_out=tmp_path / "m2", metrics_out=tmp_path / "m2.json", checkpoint_dir=tmp_path / "c2", **common
+    )
+    assert evaluated.count("test") == 1 and metrics["test"]["pearson"] is not None
+
+
 def test_seeded_before_model_is_built(tmp_path, tiny):
     from pairbench.cross_encoder_training import RunSettings, build_model
 

@@ -559,8 +559,13 @@ def train_cross_encoder(
     smoke: bool = False,
     threads: int | None = None,
     device: str = "auto",
+    score_test: bool = True,
 ) -> dict:
-    """Train one run, keep the best dev checkpoint, score test once; write model + metrics JSON."""
+    """Train one run, keep the best dev checkpoint, score test once; write model + metrics JSON.
+
+    ``score_test=False`` leaves the test split untouched (``test`` is null in the metrics): the
+    hyper-parameter sweep (bench/sweep_cross_encoder.py) chooses settings on dev only.
+    """
     import torch
     from sentence_transformers.cross_encoder import (
         CrossEncoderTrainer,
@@ -674,18 +679,20 @@ def train_cross_encoder(
     model = trainer.model
     model.eval()
     test_t0 = time.perf_counter()
-    test_evaluator = CrossEncoderCorrelationEvaluator(
-        sentence_pairs=list(zip(te1, te2)),
-        scores=te_y,
-        name="test",
-        batch_size=settings.eval_batch_size,
-        show_progress_bar=False,
-        write_csv=False,
-    )
-    test_metrics = test_evaluator(model)
+    test = {"pearson": None, "spearman": None}
+    if score_test:
+        test_evaluator = CrossEncoderCorrelationEvaluator(
+            sentence_pairs=list(zip(te1, te2)),
+            scores=te_y,
+            name="test",
+            batch_size=settings.eval_batch_size,
+            show_progress_bar=False,
+            write_csv=False,
+        )
+        test_metrics = test_evaluator(model)
+        test = {"pearson": _finite(test_metrics["test_pearson"]), "spearman": _finite(test_metrics["test_spearman"])}
+        log.info("run %s: test Pearson %s Spearman %s", run, test["pearson"], test["spearman"])
     test_seconds = time.perf_counter() - test_t0
-    test = {"pearson": _finite(test_metrics["test_pearson"]), "spearman": _finite(test_metrics["test_spearman"])}
-    log.info("run %s: test Pearson %s Spearman %s", run, test["pearson"], test["spearman"])
 
     # Save the chosen model atomically.
     tmp = model_out.with_name(model_out.name + ".partial")
