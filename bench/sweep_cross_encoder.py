@@ -84,14 +84,14 @@ def table() -> str:
         rows.append(
             (
                 best.get("spearman") or 0.0,
-                f"| {m['run']} | {s['learning_rate']:g} | {s['warmup_ratio']:g} | {s['batch_size']} | "
+                f"| {m['run']} | {s['learning_rate']:g} | {s['warmup_ratio']:g} | {s['batch_size']} | {s['seed']} | "
                 f"{'yes' if s['group_by_length'] else 'no'} | {s['epochs']:g} | {best.get('epoch', 0):.2f} | "
                 f"{best.get('pearson', 0):.4f} | {best.get('spearman', 0):.4f} | {last.get('spearman', 0):.4f} |",
             )
         )
     head = (
-        "| point | lr | warmup | batch | length-grouped | epochs | best epoch | best dev Pearson | "
-        "best dev Spearman | last dev Spearman |\n|---|---|---|---|---|---|---|---|---|---|"
+        "| point | lr | warmup | batch | seed | length-grouped | epochs | best epoch | best dev Pearson | "
+        "best dev Spearman | last dev Spearman |\n|---|---|---|---|---|---|---|---|---|---|---|"
     )
     return "\n".join([head, *[r for _, r in sorted(rows, key=lambda x: -x[0])]])
 
