@@ -44,10 +44,12 @@ PUBLISHED = [  # sentence-transformers' pretrained cross-encoder table, STSbench
 ]
 
 
-def _overlay_run(name: str) -> dict:
+def overlay_run(name: str) -> dict:
+    """Run ``name``'s training settings from the STS-B overlay (without its data keys)."""
     import yaml
 
-    return yaml.safe_load(OVERLAY.read_text(encoding="utf-8"))["training"]["cross_encoder"]["runs"][name]
+    block = yaml.safe_load(OVERLAY.read_text(encoding="utf-8"))["training"]["cross_encoder"]["runs"][name]
+    return {k: v for k, v in block.items() if k not in ("data", "score_max", "smoke")}
 
 
 def plain_run(pairs: int, threads: int, workdir: Path) -> dict:
@@ -115,7 +117,7 @@ def pipeline_run(pairs: int, threads: int, workdir: Path) -> dict:
     from pairbench.cross_encoder_training import train_cross_encoder
     from pairbench.testing import packaged_minilm_dir
 
-    block = {k: v for k, v in _overlay_run("minilm-stsb").items() if k not in ("data", "score_max", "smoke")}
+    block = overlay_run("minilm-stsb")
     block.update(epochs=1, symmetric=False, max_train_pairs=pairs)
     t0 = time.perf_counter()
     metrics = train_cross_encoder(

