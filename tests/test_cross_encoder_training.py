@@ -289,3 +289,111 @@ def test_checkpoints_from_other_settings_are_not_resumed(tmp_path, tiny):
     _train(tmp_path, tiny, name="fp", epochs=1, keep_checkpoints=True)
     metrics = _train(tmp_path, tiny, name="fp", epochs=1, keep_checkpoints=True, learning_rate=2e-3)
     assert metrics["resumed_from"] is None and metrics["steps_run_this_process"] == 6
+
+
+def test_layer_lr_decay_and_head_lr_reach_the_optimizer(tmp_path, tiny, monkeypatch):
+    # Every parameter trains at the learning rate its depth gives it: block i of L at
+    # lr * d^(L-1-i), embeddings at lr * d^L, pooler + new head at head_learning_rate.
+    import transformers
+
+    from pairbench.cross_encoder_training import _LAYER_INDEX
+
+    seen = {}
+    original = transformers.Trainer.create_optimizer
+
+    def recording(self, model=None):
+        optimizer = original(self, model)
+        names = {id(p): n for n, p in self.model.named_parameters()}
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                seen[names[id(p)]] = group["lr"]
+        return optimizer
+
+    monkeypatch.setattr(transformers.Trainer, "create_optimizer", recording)
+    _train(tmp_path, tiny, name="lld", base="bi", epochs=1, layer_lr_decay=0.5, head_learning_rate=2e-3)
+    layers = {int(m.group(1)) for n in seen if (m := _LAYER_INDEX.search(n))}
+    n_layers = max(layers) + 1
+    assert n_layers >= 2 and len(seen) == sum(1 for _ in tiny_named_parameters(tiny["bi"]))
+    for name, lr in seen.items():
+        if m := _LAYER_INDEX.search(name):
+            expected = 1e-3 * 0.5 ** (n_layers - 1 - int(m.group(1)))
+        elif ".embeddings." in name:
+            expected = 1e-3 * 0.5**n_layers
+        else:
+            assert "classifier" in name or "pooler" in name, name
+            expected = 2e-3
+        assert lr == pytest.approx(expected), name
+    # off by default: the trainer's own two groups, one learning rate
+    seen.clear()
+    _train(tmp_path, tiny, name="flat", base="bi", epochs=1)
+    assert set(seen.values()) == {1e-3}
+
+
+def tiny_named_parameters(base_dir):
+    from pairbench.cross_encoder_training import RunSettings, build_model
+
+    model, _ = build_model(base_dir, RunSettings.from_config(_run_config()), "cpu")
+    return model.named_parameters()
+
+
+def test_bad_layer_lr_decay_is_a_config_error():
+    from pairbench.cross_encoder_training import RunSettings
+
+    with pytest.raises(ConfigError, match="layer_lr_decay"):
+        RunSettings.from_config(_run_config(layer_lr_decay=1.5), run="r")
+    with pytest.raises(ConfigError, match="head_learning_rate"):
+        RunSettings.from_config(_run_config(head_learning_rate=0), run="r")
+
+
+def test_correlations_both_orders_average_the_two_scores(tiny):
+    import numpy as np
+    from scipy.stats import pearsonr, spearmanr
+    from sentence_transformers import CrossEncoder
+
+    from pairbench.cross_encoder_training import correlations_both_orders
+
+    s1, s2, y = load_pairs(tiny["data"], "dev", score_max=5)
+    model = CrossEncoder(str(tiny["cross"]), device="cpu", local_files_only=True)
+    out = correlations_both_orders(model, s1, s2, y)
+    ab = model.predict(list(zip(s1, s2)), batch_size=64).astype(float)
+    ba = model.predict(list(zip(s2, s1)), batch_size=64).astype(float)
+    assert not np.allclose(ab, ba)  # a cross-encoder's score depends on the order
+    assert out["pearson"] == pytest.approx(pearsonr((ab + ba) / 2, y)[0], abs=1e-6)
+    assert out["spearman"] == pytest.approx(spearmanr((ab + ba) / 2, y)[0], abs=1e-6)
+    assert out["ab_pearson"] == pytest.approx(pearsonr(ab, y)[0], abs=1e-6)
+    assert out["ba_spearman"] == pytest.approx(spearmanr(ba, y)[0], abs=1e-6)
+
+
+def test_score_both_orders_selects_and_tests_on_the_mean_of_both_orders(tmp_path, tiny):
+    from sentence_transformers import CrossEncoder
+
+    from pairbench.cross_encoder_training import correlations_both_orders
+
+    metrics = _train(tmp_path, tiny, name="both", base="bi", epochs=1, score_both_orders=True)
+    assert metrics["scored_both_orders"] is True
+    model = CrossEncoder(str(tmp_path / "models" / "both"), device="cpu", local_files_only=True)
+    s1, s2, y = load_pairs(tiny["data"], "test", score_max=5)
+    expected = correlations_both_orders(model, s1, s2, y)
+    assert metrics["test"]["pearson"] == pytest.approx(expected["pearson"], abs=1e-5)
+    assert metrics["test"]["spearman"] == pytest.approx(expected["spearman"], abs=1e-5)
+    assert metrics["test"]["pearson"] != pytest.approx(expected["ab_pearson"], abs=1e-6)
+    d1, d2, dy = load_pairs(tiny["data"], "dev", score_max=5)
+    assert metrics["dev"][-1]["pearson"] == pytest.approx(correlations_both_orders(model, d1, d2, dy)["pearson"], abs=1e-5)
+
+
+def test_both_orders_evaluator_reports_nan_for_constant_scores(tiny, monkeypatch):
+    # The raw-label mistake ends in one constant score for every pair: the correlations are
+    # undefined, and the evaluator must say NaN (as the library's does), not stop the training.
+    import math
+
+    import numpy as np
+    from sentence_transformers import CrossEncoder
+
+    from pairbench.cross_encoder_training import correlation_evaluator
+
+    s1, s2, y = load_pairs(tiny["data"], "dev", score_max=5)
+    model = CrossEncoder(str(tiny["cross"]), device="cpu", local_files_only=True)
+    monkeypatch.setattr(model, "predict", lambda pairs, **kwargs: np.full(len(pairs), 0.9, dtype=np.float32))
+    metrics = correlation_evaluator(s1, s2, y, name="dev", batch_size=8, both_orders=True)(model)
+    assert set(metrics) == {"dev_pearson", "dev_spearman"}
+    assert all(math.isnan(v) for v in metrics.values())

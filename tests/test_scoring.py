@@ -54,6 +54,23 @@ def test_cross_raw_is_pre_activation_and_score_uses_saved_activation(tiny_models
     assert ((score > 0) & (score < 1)).all()
 
 
+def test_cross_both_orders_is_the_mean_of_the_two_orders(tiny_models):
+    settings = ScoringSettings(kind="cross", batch_size=3, both_orders=True)
+    model = load_cross_encoder(tiny_models["cross"], settings, "cpu")
+    s1 = ["A cat sleeps.", "The market fell sharply today.", "Rain."]
+    s2 = ["A cat is sleeping.", "Stocks dropped.", "It is sunny and warm outside today."]
+    raw, score, how = score_cross(model, s1, s2, settings)
+    ab = model.predict(list(zip(s1, s2)), activation_fn=torch.nn.Identity())
+    ba = model.predict(list(zip(s2, s1)), activation_fn=torch.nn.Identity())
+    assert not np.allclose(ab, ba)
+    assert how == "sigmoid, mean of both orders"
+    np.testing.assert_allclose(raw, (ab + ba) / 2, atol=1e-6)
+    np.testing.assert_allclose(score, (torch.sigmoid(torch.tensor(ab)) + torch.sigmoid(torch.tensor(ba))).numpy() / 2, atol=1e-6)
+    # swapping the inputs gives the same scores: the mean is symmetric
+    raw_swapped, score_swapped, _ = score_cross(model, s2, s1, settings)
+    np.testing.assert_allclose(score_swapped, score, atol=1e-6)
+
+
 def test_multilabel_cross_encoder_needs_label(tiny_models):
     model = load_cross_encoder(tiny_models["nli"], ScoringSettings(kind="cross"), "cpu")
     with pytest.raises(ConfigError, match="set `label:`"):

@@ -29,6 +29,7 @@ import json
 import logging
 import math
 import os
+import re
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
@@ -59,6 +60,9 @@ class RunSettings:
     learning_rate: float = 2e-5
     warmup_ratio: float = 0.1
     weight_decay: float = 0.01
+    layer_lr_decay: float = 1.0
+    head_learning_rate: float | None = None
+    score_both_orders: bool = False
     max_length: int = 128
     seed: int = 12
     precision: str = "auto"
@@ -99,6 +103,10 @@ class RunSettings:
             raise ConfigError(f"training.cross_encoder.runs.{run}: epochs, batch_size, learning_rate must be > 0")
         if not 0 <= settings.warmup_ratio < 1:
             raise ConfigError(f"training.cross_encoder.runs.{run}.warmup_ratio must lie in [0, 1)")
+        if not 0 < settings.layer_lr_decay <= 1:
+            raise ConfigError(f"training.cross_encoder.runs.{run}.layer_lr_decay must lie in (0, 1] (1: off)")
+        if settings.head_learning_rate is not None and settings.head_learning_rate <= 0:
+            raise ConfigError(f"training.cross_encoder.runs.{run}.head_learning_rate must be > 0 (or null: learning_rate)")
         return settings
 
 
@@ -232,6 +240,59 @@ def load_pairs(data_dir, split: str, *, score_max: float, raw_labels: bool = Fal
     return s1, s2, labels
 
 
+def correlations_both_orders(model, s1, s2, labels, *, batch_size: int = 64) -> dict:
+    """Pearson/Spearman of the mean of the scores for (a, b) and (b, a), plus each order alone.
+
+    A cross-encoder reads its pair as one sequence, so its score depends on the order even when it
+    was trained on both; averaging the two is the symmetric score.
+    """
+    import numpy as np
+    from scipy.stats import pearsonr, spearmanr
+
+    ab = np.asarray(model.predict(list(zip(s1, s2)), batch_size=batch_size, show_progress_bar=False), dtype=float)
+    ba = np.asarray(model.predict(list(zip(s2, s1)), batch_size=batch_size, show_progress_bar=False), dtype=float)
+    y = np.asarray(labels, dtype=float)
+    out = {}
+    for key, scores in (("", (ab + ba) / 2), ("ab_", ab), ("ba_", ba)):
+        out[f"{key}pearson"] = _finite(pearsonr(scores, y)[0])
+        out[f"{key}spearman"] = _finite(spearmanr(scores, y)[0])
+    return out
+
+
+def correlation_evaluator(s1, s2, labels, *, name: str, batch_size: int, both_orders: bool):
+    """The library's ``CrossEncoderCorrelationEvaluator``; with ``both_orders`` it correlates the
+    mean of the (a, b) and (b, a) scores (same metric names, so checkpoint selection is unchanged)."""
+    from sentence_transformers.cross_encoder.evaluation import CrossEncoderCorrelationEvaluator
+
+    cls = _both_orders_evaluator_class() if both_orders else CrossEncoderCorrelationEvaluator
+    return cls(
+        sentence_pairs=list(zip(s1, s2)),
+        scores=list(labels),
+        name=name,
+        batch_size=batch_size,
+        show_progress_bar=False,
+        write_csv=False,
+    )
+
+
+def _both_orders_evaluator_class():
+    from sentence_transformers.cross_encoder.evaluation import CrossEncoderCorrelationEvaluator
+
+    class BothOrdersCorrelationEvaluator(CrossEncoderCorrelationEvaluator):
+        def __call__(self, model, output_path=None, epoch: int = -1, steps: int = -1) -> dict[str, float]:
+            s1, s2 = zip(*self.sentence_pairs)
+            both = correlations_both_orders(model, s1, s2, self.scores, batch_size=self.batch_size)
+            # Constant scores (the raw-label mistake) give undefined correlations: NaN here, as in
+            # the library's evaluator, so the trainer goes on and the metrics file says null.
+            nan = float("nan")
+            metrics = {k: nan if both[k] is None else both[k] for k in ("pearson", "spearman")}
+            metrics = self.prefix_name_to_metrics(metrics, self.name)
+            self.store_metrics_in_model_card_data(model, metrics, epoch, steps)
+            return metrics
+
+    return BothOrdersCorrelationEvaluator
+
+
 def _make_dataset(s1, s2, labels):
     from datasets import Dataset
 
@@ -286,6 +347,35 @@ def build_model(base_dir, settings: RunSettings, device: str):
         type(model.model).__name__,
     )
     return model, ("bi-encoder" if bi else "cross-encoder")
+
+
+_LAYER_INDEX = re.compile(r"\.layers?\.(\d+)\.")
+_EMBEDDINGS = r"\.embeddings\."
+_ABOVE_THE_BLOCKS = r"^(?!.*(?:\.layers?\.\d+\.|\.embeddings\.))"
+
+
+def layerwise_learning_rates(
+    model, *, learning_rate: float, layer_lr_decay: float = 1.0, head_learning_rate: float | None = None
+) -> dict[str, float]:
+    """``learning_rate_mapping`` (parameter-name regex -> lr) for layer-wise learning-rate decay.
+
+    Transformer block ``i`` of ``L`` trains at ``learning_rate * layer_lr_decay ** (L - 1 - i)``,
+    the embeddings at ``learning_rate * layer_lr_decay ** L``, and everything above the blocks (the
+    pooler, the new one-logit head) at ``head_learning_rate`` (default ``learning_rate``). Lower
+    layers of a pretrained encoder hold its general features, which a small labelled set like STS-B
+    should move least (discriminative fine-tuning: Howard & Ruder 2018; Clark et al. 2020).
+    Empty when both are off, so the trainer keeps its two default groups.
+    """
+    mapping: dict[str, float] = {}
+    if layer_lr_decay != 1:
+        indices = {int(m.group(1)) for n, _ in model.named_parameters() if (m := _LAYER_INDEX.search(n))}
+        n_layers = max(indices) + 1 if indices else 0
+        for i in sorted(indices):
+            mapping[rf"\.layers?\.{i}\."] = learning_rate * layer_lr_decay ** (n_layers - 1 - i)
+        mapping[_EMBEDDINGS] = learning_rate * layer_lr_decay**n_layers
+    if head_learning_rate is not None:
+        mapping[_ABOVE_THE_BLOCKS] = head_learning_rate
+    return mapping
 
 
 def precision_flags(precision: str, device: str) -> dict:
@@ -571,7 +661,6 @@ def train_cross_encoder(
         CrossEncoderTrainer,
         CrossEncoderTrainingArguments,
     )
-    from sentence_transformers.cross_encoder.evaluation import CrossEncoderCorrelationEvaluator
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
     started = time.perf_counter()
@@ -609,13 +698,8 @@ def train_cross_encoder(
 
     model, base_kind = build_model(base_dir, settings, device)
     train_dataset = _make_dataset(tr1, tr2, tr_y)
-    dev_evaluator = CrossEncoderCorrelationEvaluator(
-        sentence_pairs=list(zip(dv1, dv2)),
-        scores=dv_y,
-        name=EVALUATOR_NAME,
-        batch_size=settings.eval_batch_size,
-        show_progress_bar=False,
-        write_csv=False,
+    dev_evaluator = correlation_evaluator(
+        dv1, dv2, dv_y, name=EVALUATOR_NAME, batch_size=settings.eval_batch_size, both_orders=settings.score_both_orders
     )
     loss = BinaryCrossEntropyLoss(model)
 
@@ -636,7 +720,7 @@ def train_cross_encoder(
         load_best_model_at_end=True,
         metric_for_best_model=f"eval_{EVALUATOR_NAME}_{settings.select_on}",
         greater_is_better=True,
-        save_total_limit=2,
+        save_total_limit=None if settings.keep_checkpoints else 2,  # keep_checkpoints keeps every one
         logging_steps=settings.logging_steps or max(1, steps_per_epoch // 10),
         logging_first_step=True,
         report_to="none",
@@ -647,6 +731,13 @@ def train_cross_encoder(
     )
     if settings.eval_steps:
         args_kwargs.update(eval_steps=settings.eval_steps, save_steps=settings.eval_steps)
+    # Per-layer learning rates through the library's own hook (one optimizer group per regex).
+    args_kwargs["learning_rate_mapping"] = layerwise_learning_rates(
+        model,
+        learning_rate=settings.learning_rate,
+        layer_lr_decay=settings.layer_lr_decay,
+        head_learning_rate=settings.head_learning_rate,
+    )
     if settings.group_by_length:
         args_kwargs["batch_sampler"] = length_grouped_sampler_class()
     args = CrossEncoderTrainingArguments(**args_kwargs)
@@ -675,19 +766,15 @@ def train_cross_encoder(
     best_checkpoint = state.best_model_checkpoint
     best_step = int(best_checkpoint.rsplit("-", 1)[-1]) if best_checkpoint else None
 
-    # The test split, once, with the checkpoint chosen on dev.
     model = trainer.model
     model.eval()
+
+    # The test split, once, with the model chosen on dev.
     test_t0 = time.perf_counter()
     test = {"pearson": None, "spearman": None}
     if score_test:
-        test_evaluator = CrossEncoderCorrelationEvaluator(
-            sentence_pairs=list(zip(te1, te2)),
-            scores=te_y,
-            name="test",
-            batch_size=settings.eval_batch_size,
-            show_progress_bar=False,
-            write_csv=False,
+        test_evaluator = correlation_evaluator(
+            te1, te2, te_y, name="test", batch_size=settings.eval_batch_size, both_orders=settings.score_both_orders
         )
         test_metrics = test_evaluator(model)
         test = {"pearson": _finite(test_metrics["test_pearson"]), "spearman": _finite(test_metrics["test_spearman"])}
@@ -728,6 +815,7 @@ def train_cross_encoder(
         "settings": asdict(settings),
         "score_max": score_max,
         "raw_labels": settings.raw_labels,
+        "scored_both_orders": settings.score_both_orders,
         "train_pairs": train_pairs,
         "dev_pairs": len(dv_y),
         "test_pairs": len(te_y),

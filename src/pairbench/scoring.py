@@ -48,6 +48,7 @@ class ScoringSettings:
     max_length: int | None = None
     normalise: str = "auto"
     label: str | None = None
+    both_orders: bool = False
     prompt: str | None = None
     dtype: str = "auto"
     device: str = "auto"
@@ -218,9 +219,17 @@ def normalise_logits(logits: np.ndarray, index: int, normalise: str, saved_activ
 
 
 def score_cross(model, s1, s2, settings: ScoringSettings, key: str = "?") -> tuple[np.ndarray, np.ndarray, str]:
-    logits = cross_logits(model, s1, s2, batch_size=settings.batch_size)
+    """``raw`` and normalised ``score``; with ``both_orders`` each is the mean over (a, b) and (b, a)."""
     index = _label_index(model, settings.label, key)
-    raw, score, how = normalise_logits(logits, index, settings.normalise, getattr(model, "activation_fn", None))
+    activation = getattr(model, "activation_fn", None)
+    logits = cross_logits(model, s1, s2, batch_size=settings.batch_size)
+    raw, score, how = normalise_logits(logits, index, settings.normalise, activation)
+    if settings.both_orders:
+        # A cross-encoder reads the pair as one sequence, so its score depends on the order; a
+        # model trained on both orders (training.cross_encoder `score_both_orders`) is scored so.
+        swapped = cross_logits(model, s2, s1, batch_size=settings.batch_size)
+        raw_ba, score_ba, _ = normalise_logits(swapped, index, settings.normalise, activation)
+        raw, score, how = (raw + raw_ba) / 2, (score + score_ba) / 2, f"{how}, mean of both orders"
     if logits.shape[1] > 1:
         how = f"{how}[{model.config.id2label[index]}]"
     return raw, score, how

@@ -29,6 +29,8 @@ if "cross_encoder" in config["training"]:
             "cross",
             f"results/models/cross_encoder/{_run}",
             max_length=_block["max_length"],
+            # only when on: a new key in every run's scoring params would rerun unchanged shards
+            **({"both_orders": True} if _block["score_both_orders"] else {}),
         )
 
     FINAL_TARGETS.append(
