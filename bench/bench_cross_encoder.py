@@ -238,9 +238,9 @@ def base_cosine(threads: int) -> dict:
     """Dev and test Pearson/Spearman of the untrained base's cosine: what fine-tuning starts from."""
     from scipy.stats import pearsonr, spearmanr
 
-    from pairbench import runtime
+    from pairbench.core import runtime
     from pairbench.cross_encoder_training import load_pairs
-    from pairbench.scoring import ScoringSettings, load_bi_encoder, score_bi
+    from pairbench.study.scoring import ScoringSettings, load_bi_encoder, score_bi
     from pairbench.testing import packaged_minilm_dir
 
     runtime.configure_threads(threads)

@@ -69,7 +69,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from pairbench.latents import read_sentence_set
-    from pairbench.sources import locate_local, parse_source
+    from pairbench.core.sources import locate_local, parse_source
 
     torch.set_num_threads(args.threads)
     model_dir = locate_local(parse_source(args.model), key="bench")

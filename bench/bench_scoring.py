@@ -5,9 +5,9 @@ Same model, same sentences, same batch size and threads, in one process, alterna
 - sentences: the STS-B test pairs from ``../shared/data/stsb-en`` when present (varied lengths,
   as real data), else the compositional suite (``--pairs suite``).
 - bi-encoder: the packaged all-MiniLM-L6-v2 on every distinct sentence;
-  ``SentenceTransformer.encode`` vs :func:`pairbench.scoring.encode_sentences`.
+  ``SentenceTransformer.encode`` vs :func:`pairbench.study.scoring.encode_sentences`.
 - cross-encoder: every pair; ``CrossEncoder.predict`` (no activation) vs
-  :func:`pairbench.scoring.cross_logits`. The model is ``--cross-model`` if given, else the
+  :func:`pairbench.study.scoring.cross_logits`. The model is ``--cross-model`` if given, else the
   pipeline's trained smoke cross-encoder if it exists, else MiniLM's weights with a fresh
   one-logit head (the same compute as a trained MiniLM cross-encoder).
 
@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pairbench.scoring import ScoringSettings, cross_logits, encode_sentences, load_bi_encoder, load_cross_encoder
-from pairbench.sts_data import load_sts_split
-from pairbench.suite import load_suite
+from pairbench.study.scoring import ScoringSettings, cross_logits, encode_sentences, load_bi_encoder, load_cross_encoder
+from pairbench.core.sts_data import load_sts_split
+from pairbench.study.suite import load_suite
 from pairbench.testing import packaged_minilm_dir
 
 REPO = Path(__file__).resolve().parents[1]

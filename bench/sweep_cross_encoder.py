@@ -94,7 +94,7 @@ def run_point(args) -> dict:
 def dev_both_orders(model_dir: Path, threads: int) -> dict:
     from sentence_transformers import CrossEncoder
 
-    from pairbench import runtime
+    from pairbench.core import runtime
     from pairbench.cross_encoder_training import correlations_both_orders, load_pairs
 
     runtime.configure_threads(threads)
@@ -106,7 +106,7 @@ def checkpoints(folder: Path, name: str, threads: int) -> dict:
     import torch
     from sentence_transformers import CrossEncoder
 
-    from pairbench import runtime
+    from pairbench.core import runtime
     from pairbench.cross_encoder_training import correlations_both_orders, load_pairs
 
     runtime.configure_threads(threads)

@@ -175,7 +175,7 @@ def test_training_lowers_the_loss(backbone, tmp_path):
 
 @pytest.mark.skipif(not (SMOKE / "corpus.jsonl").exists(), reason="smoke retrieval set not written yet")
 def test_tiny_end_to_end_train_rerank_evaluate(backbone, tmp_path):
-    from pairbench.plugins import score_with_kind
+    from pairbench.study.kinds import score_with_kind
 
     collection = tmp_path / "smoke"
     retrieval.build_collection({"dataset": "smoke"}, {"dataset": SMOKE}, collection)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pairbench.cross_encoder_training import check_config, load_pairs, train_cross_encoder
-from pairbench.errors import ConfigError, PairbenchError
+from pairbench.core.errors import ConfigError, PairbenchError
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow/schemas/cross_encoder.schema.yaml"

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from pairbench import retrieval
-from pairbench.errors import PairbenchError
+from pairbench.core.errors import PairbenchError
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "resources" / "smoke" / "retrieval"

@@ -6,18 +6,18 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
-from pairbench.errors import ConfigError, PairbenchError
-from pairbench.scoring import (
+from pairbench.core.errors import ConfigError, PairbenchError
+from pairbench.study.scoring import (
     ScoringSettings,
     load_bi_encoder,
     load_cross_encoder,
     normalise_logits,
     score_bi,
     score_cross,
-    score_suite_to_shard,
 )
-from pairbench.shards import SHARD_SCHEMA, read_shard, read_shard_metadata, write_shard
-from pairbench.suite import load_suite
+from pairbench.study.score_suite import score_suite_to_shard
+from pairbench.study.shards import SHARD_SCHEMA, read_shard, read_shard_metadata, write_shard
+from pairbench.study.suite import load_suite
 from pairbench.testing import packaged_minilm_dir
 
 from conftest import REPO

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from pairbench.errors import SourceError
-from pairbench.sources import (
+from pairbench.core.errors import SourceError
+from pairbench.core.sources import (
     MANIFEST,
     Source,
     materialise_dataset,

@@ -7,8 +7,9 @@ import polars as pl
 import pytest
 from scipy import stats as sps
 
-from pairbench import stats
-from pairbench.tables import bi_vs_cross, category_stats, failure_rates, separation, to_markdown
+from pairbench.study import stats
+from pairbench.core.io import to_markdown
+from pairbench.study.tables import bi_vs_cross, category_stats, failure_rates, separation
 
 
 def test_cohens_d_by_hand():

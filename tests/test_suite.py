@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.errors import SuiteError
-from pairbench.suite import CATEGORIES, load_suite
+from pairbench.core.errors import SuiteError
+from pairbench.study.suite import CATEGORIES, load_suite
 
 REPO = Path(__file__).resolve().parents[1]
 HEADER = "pair_id\tcategory\tsentence1\tsentence2\n"

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from conftest import REPO, copy_workflow, planned_jobs, snakemake, write_config
-from pairbench.shards import SHARD_SCHEMA, read_shard_metadata
+from pairbench.study.shards import SHARD_SCHEMA, read_shard_metadata
 
 pytestmark = pytest.mark.e2e
 

@@ -48,8 +48,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from pairbench import runtime
-from pairbench.errors import ConfigError, PairbenchError
+from pairbench.core import runtime
+from pairbench.core.errors import ConfigError, PairbenchError
 
 log = logging.getLogger(__name__)
 

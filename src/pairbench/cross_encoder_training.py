@@ -3,7 +3,7 @@
 One run = one base model + one set of hyper-parameters (config ``training.cross_encoder.runs``).
 The recipe, with sentence-transformers' current trainer API:
 
-- data from ``resources/datasets/{key}`` via :func:`pairbench.sts_data.load_sts_split`, whose
+- data from ``resources/datasets/{key}`` via :func:`pairbench.core.sts_data.load_sts_split`, whose
   label scale (``score_max``) comes from the config and is checked, never guessed; labels are
   scaled to [0, 1] for :class:`BinaryCrossEntropyLoss` (a soft-label BCE on the sigmoid output);
 - ``raw_labels: true`` reproduces a popular recipe's mistake: BCE on the raw 0-5 labels. BCE
@@ -36,10 +36,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pairbench import runtime
-from pairbench.errors import ConfigError, PairbenchError, SourceError
-from pairbench.sources import read_manifest
-from pairbench.sts_data import load_sts_split
+from pairbench.core import runtime
+from pairbench.core.errors import ConfigError, PairbenchError, SourceError
+from pairbench.core.sources import read_manifest
+from pairbench.core.sts_data import load_sts_split
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pairbench.errors import ConfigError, PairbenchError
+from pairbench.core.errors import ConfigError, PairbenchError
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +300,7 @@ def pretrain_autoencoders(cache_dir, *, layers=None, bottlenecks=None, dropout: 
     """
     torch = _torch()
     from pairbench.latents import LatentCache
-    from pairbench.runtime import seed_everything
+    from pairbench.core.runtime import seed_everything
 
     cache = LatentCache(cache_dir)
     layer_ids = resolve_layers(layers, cache.n_layers)
@@ -405,7 +405,7 @@ def write_pretraining_outputs(bundle: dict, history: list[dict], *, model_path, 
                               figure) -> None:
     import polars as pl
 
-    from pairbench.tables import write_table
+    from pairbench.study.tables import write_table
 
     _save_atomic(bundle, Path(model_path))
     hist = pl.DataFrame(history)
@@ -431,7 +431,7 @@ def pretrain_from_config(*, ae: dict, cache_dir, outputs: dict, checkpoint_dir=N
                          device: str = "auto") -> list[dict]:
     """Rule ``freeze_pretrain``: ``ae`` holds the run's layers, bottlenecks, dropout, seed and its
     ``autoencoder`` block; ``outputs`` the paths ``model, history, table, md, figure``."""
-    from pairbench.runtime import configure_threads, select_device
+    from pairbench.core.runtime import configure_threads, select_device
 
     configure_threads(threads)
     settings = dict(ae.get("autoencoder") or {})
@@ -473,7 +473,7 @@ def load_sts_data(cache_dir, dataset_dir, *, splits: dict, score_max: float, lay
     """Pairs of ``splits`` (``{"train": name, "dev": name, "test": name}``) resolved against the cache."""
     torch = _torch()
     from pairbench.latents import LatentCache
-    from pairbench.sts_data import load_sts_split
+    from pairbench.core.sts_data import load_sts_split
 
     cache = LatentCache(cache_dir)
     layer_ids = resolve_layers(layers, cache.n_layers)
@@ -573,7 +573,7 @@ def train_variant(variant: Variant, data: StsData, autoencoders: dict, hp: dict,
     ``test`` correlations, ``test_pred`` and the selected ``state_dict``.
     """
     torch = _torch()
-    from pairbench.runtime import seed_everything
+    from pairbench.core.runtime import seed_everything
 
     seed = int(hp.get("seed", 0))
     epochs = int(hp.get("epochs", 30))
@@ -665,7 +665,7 @@ def run_variant_from_config(run: dict) -> Variant:
 
 
 def _metrics_payload(run_name: str, run: dict, result: dict, data: StsData) -> dict:
-    from pairbench.runtime import library_versions
+    from pairbench.core.runtime import library_versions
 
     return {
         "run": run_name,
@@ -691,7 +691,7 @@ def train_run(*, run_name: str, run: dict, sts_cache, dataset_dir, autoencoders_
     """Rule ``freeze_train``: the run's STS model, its metrics JSON and its test predictions."""
     import polars as pl
 
-    from pairbench.runtime import configure_threads, select_device
+    from pairbench.core.runtime import configure_threads, select_device
 
     configure_threads(threads)
     device = select_device(device)
@@ -757,8 +757,8 @@ def run_ablation(*, run_name: str, run: dict, sts_cache, dataset_dir, autoencode
     """
     import polars as pl
 
-    from pairbench.runtime import configure_threads, select_device
-    from pairbench.tables import write_table
+    from pairbench.core.runtime import configure_threads, select_device
+    from pairbench.study.tables import write_table
 
     configure_threads(threads)
     device = select_device(device)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pairbench.errors import ConfigError, PairbenchError
+from pairbench.core.errors import ConfigError, PairbenchError
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def read_sentence_set(spec: dict, dataset_dir: str | os.PathLike | None = None) 
     A set reads either local ``files`` (``.txt`` or any other text file: one sentence per line;
     ``.tsv``/``.csv`` with a header, or ``.parquet``: the given ``columns``) or the ``splits`` of
     a materialised dataset folder (``dataset_dir``, from the top-level ``datasets:``). ``format:
-    sts`` reads STS pairs with :func:`pairbench.sts_data.load_sts_split` (headerless STS-B CSVs
+    sts`` reads STS pairs with :func:`pairbench.core.sts_data.load_sts_split` (headerless STS-B CSVs
     included). ``sample: N`` keeps a seeded random sample of N distinct sentences.
     """
     fmt = spec.get("format", "auto")
@@ -111,7 +111,7 @@ def read_sentence_set(spec: dict, dataset_dir: str | os.PathLike | None = None) 
                 raise PairbenchError(f"sentence set file {path} does not exist (paths are relative to {Path.cwd()})")
             kind = _file_format(path, fmt)
             if kind == "sts":
-                from pairbench.sts_data import load_sts_split
+                from pairbench.core.sts_data import load_sts_split
 
                 frame = load_sts_split(path.parent, path.stem, score_max=spec.get("score_max", 5))
                 sentences += frame["sentence1"].to_list() + frame["sentence2"].to_list()
@@ -124,7 +124,7 @@ def read_sentence_set(spec: dict, dataset_dir: str | os.PathLike | None = None) 
         splits = spec.get("splits") or ["train"]
         for split in splits:
             if fmt == "sts":
-                from pairbench.sts_data import load_sts_split
+                from pairbench.core.sts_data import load_sts_split
 
                 frame = load_sts_split(folder, split, score_max=spec.get("score_max", 5))
                 sentences += frame["sentence1"].to_list() + frame["sentence2"].to_list()
@@ -203,7 +203,7 @@ def load_frozen_lm(model_dir: str | os.PathLike, *, dtype: str = "auto", device:
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    from pairbench.runtime import resolve_dtype, select_device
+    from pairbench.core.runtime import resolve_dtype, select_device
 
     device = select_device(device)
     torch_dtype = resolve_dtype(dtype, device)
@@ -292,8 +292,8 @@ def extract_latents(model_dir: str | os.PathLike, sentences: Sequence[str], out_
     """
     import polars as pl
 
-    from pairbench.runtime import library_versions
-    from pairbench.sources import read_manifest
+    from pairbench.core.runtime import library_versions
+    from pairbench.core.sources import read_manifest
 
     out_dir = Path(out_dir)
     work = Path(work_dir) if work_dir else out_dir.with_name(out_dir.name + ".partial")
@@ -388,7 +388,7 @@ def extract_latents(model_dir: str | os.PathLike, sentences: Sequence[str], out_
 def build_latent_cache(*, model_dir, lm: dict, sentence_set: dict, dataset_dir=None, done_path,
                        work_dir=None, threads: int | None = None, names: dict | None = None) -> dict:
     """Rule ``freeze_latents``: read the sentence set, write the cache beside ``done_path``."""
-    from pairbench.runtime import configure_threads
+    from pairbench.core.runtime import configure_threads
 
     configure_threads(threads)
     sentences = read_sentence_set(sentence_set, dataset_dir)

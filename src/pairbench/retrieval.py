@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from pairbench.errors import ConfigError, PairbenchError
+from pairbench.core.errors import ConfigError, PairbenchError
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ def _qrel_splits(folder: Path) -> list[str]:
 
 def sts_proxy(sts_folder, split: str, *, min_score: float = 4.0, score_max: float = 5):
     """(corpus, queries, qrels) of the STS retrieval proxy for one split (see the module docstring)."""
-    from pairbench.sts_data import load_sts_split
+    from pairbench.core.sts_data import load_sts_split
 
     pairs = load_sts_split(sts_folder, split, score_max=score_max)
     corpus: dict[str, tuple[str, str]] = {}

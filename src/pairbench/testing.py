@@ -16,7 +16,7 @@ TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "spec
 
 
 def packaged_minilm_dir() -> Path:
-    from pairbench.sources import locate_local, parse_source
+    from pairbench.core.sources import locate_local, parse_source
 
     return locate_local(parse_source(PACKAGED_MINILM), key="packaged MiniLM")
 

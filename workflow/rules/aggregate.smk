@@ -26,7 +26,7 @@ rule tables:
     params:
         thresholds=config["aggregate"]["thresholds"],
     script:
-        "../scripts/make_tables.py"
+        "../scripts/tables.py"
 
 
 rule figures:
@@ -54,4 +54,4 @@ rule figures:
     conda:
         "../../envs/pairbench.yaml"
     script:
-        "../scripts/make_figures.py"
+        "../scripts/figures.py"

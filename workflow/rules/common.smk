@@ -1,12 +1,44 @@
 # Config lookups, input functions and wildcard constraints shared by every rule file.
+import os
 import re
+import sys
+from glob import glob
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from pairbench.sources import parse_source
+from pairbench.core.config import check_renamed_keys, schema_error
+from pairbench.core.errors import PairbenchError
+from pairbench.core.sources import parse_source
+from pairbench.study.suite import load_suite
 
-validate(config, schema="../schemas/config.schema.yaml")
+
+def stop(err):
+    """End the workflow before any job runs with a short message (no traceback)."""
+    sys.exit(f"pairbench: {err}")
+
+
+# The one validation path: renamed keys first (a one-line pointer to the new key), then the whole
+# config against config.schema.yaml (stage schemas referenced from it, defaults filled in).
+try:
+    check_renamed_keys(config, workflow.configfiles)
+    try:
+        validate(config, schema="../schemas/config.schema.yaml")
+    except WorkflowError as err:
+        cause = next((a for a in err.args if hasattr(a, "absolute_path")), None)
+        if cause is None:
+            raise
+        raise schema_error(cause, workflow.configfiles) from None
+    for _key, _block in config["models"].items():
+        parse_source(_block["source"], key=f"models.{_key}")
+    for _key, _block in config["datasets"].items():
+        parse_source(_block["source"], key=f"datasets.{_key}")
+    # Suites are checked here, once, so a malformed file stops the run before any job starts.
+    for _suite, _path in config["suites"].items():
+        load_suite(_path)
+except PairbenchError as err:
+    stop(err)
 
 # Every output lives under results/ or resources/; logs and benchmarks too.
 LOGS = "results/logs"
@@ -19,14 +51,22 @@ TRAINED_MODELS = {}
 FINAL_TARGETS = []
 
 
-def _check_sources():
-    for key, block in config["models"].items():
-        parse_source(block["source"], key=f"models.{key}")
-    for key, block in config["datasets"].items():
-        parse_source(block["source"], key=f"datasets.{key}")
+def visible_gpus():
+    """GPUs this machine shows (CUDA_VISIBLE_DEVICES respected); no torch import at parse time."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return len([d for d in visible.split(",") if d.strip() and d.strip() != "-1"])
+    return len(glob("/dev/nvidia[0-9]*"))
 
 
-_check_sources()
+# Locally, GPUs are only a counted resource: on a machine without one, GPU-tagged jobs run on
+# the CPU and need not wait for each other. A cluster executor always gets the requested count.
+COUNT_GPUS = not workflow.local_exec or visible_gpus() > 0
+
+
+def gpus(n):
+    """The `gpu` resource of a job that asks for `n` GPUs."""
+    return n if COUNT_GPUS else 0
 
 
 def alternatives(keys):
@@ -36,9 +76,11 @@ def alternatives(keys):
 
 
 def register_trained_model(key, kind, folder, **settings):
-    if key in config["models"]:
-        raise ValueError(
-            f"trained run {key!r} has the same name as a model under `models:`; rename one of them"
+    """A trained run joins the study: it gets a shard per suite and a row in every table."""
+    if key in config["models"] or key in TRAINED_MODELS:
+        stop(
+            f"trained run {key!r} has the same name as another model of the study "
+            "(under `models:` or another stage's runs); rename one of them"
         )
     TRAINED_MODELS[key] = {
         "kind": kind,
@@ -57,7 +99,10 @@ def register_base_model(source):
 
     The folder is materialised by the local rule fetch_base_model, like any configured model.
     """
-    parse_source(source, key="training base model")
+    try:
+        parse_source(source, key="training base model")
+    except PairbenchError as err:
+        stop(err)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", source)
     BASE_MODELS[slug] = source
     return f"resources/models/base/{slug}"

@@ -1,11 +1,6 @@
 """Rule celi_evaluate -> pairbench.retrieval.evaluate_runs."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 from pairbench.retrieval import evaluate_runs
 
 with script_logging(snakemake.log[0]):

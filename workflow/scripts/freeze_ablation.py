@@ -1,12 +1,9 @@
 """Rule freeze_ablation -> pairbench.freeze.run_ablation."""
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
 from pairbench.freeze import run_ablation
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 
 out = snakemake.output
 with script_logging(snakemake.log[0]):

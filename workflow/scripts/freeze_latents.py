@@ -1,12 +1,7 @@
 """Rule freeze_latents -> pairbench.latents.build_latent_cache."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
 from pairbench.latents import build_latent_cache
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 
 with script_logging(snakemake.log[0]):
     build_latent_cache(

@@ -1,12 +1,9 @@
 """Rule freeze_pretrain -> pairbench.freeze.pretrain_from_config."""
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
 from pairbench.freeze import pretrain_from_config
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 
 with script_logging(snakemake.log[0]):
     pretrain_from_config(

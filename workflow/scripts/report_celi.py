@@ -1,11 +1,6 @@
 """Rule celi_report -> pairbench.celi.make_report."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 from pairbench.celi import make_report
 
 with script_logging(snakemake.log[0]):

@@ -1,12 +1,7 @@
 """Rule cross_encoder_report -> pairbench.cross_encoder_training (table + training curves)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
 from pairbench.cross_encoder_training import plot_training_curves, write_runs_table
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 
 with script_logging(snakemake.log[0]):
     write_runs_table(snakemake.input.metrics, snakemake.output.csv, snakemake.output.md)

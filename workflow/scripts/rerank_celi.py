@@ -1,11 +1,6 @@
 """Rule celi_rerank -> pairbench.celi.rerank_to_trec."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 from pairbench.celi import rerank_to_trec
 
 with script_logging(snakemake.log[0]):

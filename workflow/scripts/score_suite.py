@@ -1,12 +1,7 @@
-"""Rule score_suite -> pairbench.scoring.score_suite_to_shard."""
+"""Rule score_suite -> pairbench.study.score_suite.score_suite_to_shard."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
-from pairbench.runtime import script_logging
-from pairbench.scoring import score_suite_to_shard
+from pairbench.core.runtime import script_logging
+from pairbench.study.score_suite import score_suite_to_shard
 
 with script_logging(snakemake.log[0]):
     score_suite_to_shard(

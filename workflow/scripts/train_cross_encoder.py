@@ -1,12 +1,7 @@
 """Rule train_cross_encoder -> pairbench.cross_encoder_training.train_cross_encoder."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
 from pairbench.cross_encoder_training import train_cross_encoder
-from pairbench.runtime import script_logging
+from pairbench.core.runtime import script_logging
 
 with script_logging(snakemake.log[0]):
     train_cross_encoder(

@@ -1,12 +1,9 @@
-"""Rule tables -> pairbench.tables.write_suite_tables."""
+"""Rule tables -> pairbench.study.tables.write_suite_tables."""
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # for --sdm conda
-
-from pairbench.runtime import script_logging
-from pairbench.tables import write_suite_tables
+from pairbench.core.runtime import script_logging
+from pairbench.study.tables import write_suite_tables
 
 with script_logging(snakemake.log[0]):
     write_suite_tables(

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pairbench.errors import PairbenchError
+from pairbench.core.errors import PairbenchError
 
 COLUMNS = ("sentence1", "sentence2", "score")
 

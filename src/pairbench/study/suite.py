@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pairbench.errors import SuiteError
+from pairbench.core.errors import SuiteError
 
 HEADER = ("pair_id", "category", "sentence1", "sentence2")
 

@@ -11,14 +11,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from pairbench.suite import ADVERSARIAL_CATEGORIES, CATEGORIES  # noqa: E402
-from pairbench.tables import _category_order, _models, load_scores  # noqa: E402
+from pairbench.study.suite import ADVERSARIAL_CATEGORIES, CATEGORIES  # noqa: E402
+from pairbench.study.tables import category_order, load_scores, models_in  # noqa: E402
 
 
 def plot_score_distributions(scores: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:
     """One row of box plots per model: the score distribution of each category."""
-    models = _models(scores)
-    categories = _category_order(scores["category"].unique().to_list())
+    models = models_in(scores)
+    categories = category_order(scores["category"].unique().to_list())
     fig, axes = plt.subplots(
         len(models), 1, figsize=(max(8, 1.1 * len(categories)), 2.6 * len(models)), squeeze=False, sharex=True
     )
@@ -43,7 +43,7 @@ def plot_score_distributions(scores: pl.DataFrame, path: str | os.PathLike, titl
 
 def plot_category_means(scores: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:
     """Heat map of the mean score per model (rows) and category (columns)."""
-    models = _models(scores)
+    models = models_in(scores)
     categories = [c for c in CATEGORIES if c in set(scores["category"].to_list())]
     means = np.array(
         [

@@ -16,15 +16,13 @@ import os
 from pathlib import Path
 
 import polars as pl
-from tabulate import tabulate
 
-from pairbench import stats
-from pairbench.errors import PairbenchError
-from pairbench.shards import read_shard
-from pairbench.suite import ADVERSARIAL_CATEGORIES, CATEGORIES, POSITIVE_CONTROL
-
-BI_KIND = "bi"
-CROSS_KINDS = ("cross", "celi")
+from pairbench.core.errors import PairbenchError
+from pairbench.core.io import write_table
+from pairbench.study import stats
+from pairbench.study.kinds import BI_KINDS, CROSS_KINDS
+from pairbench.study.shards import read_shard
+from pairbench.study.suite import ADVERSARIAL_CATEGORIES, CATEGORIES, POSITIVE_CONTROL
 
 
 def load_scores(shard_paths) -> pl.DataFrame:
@@ -33,20 +31,20 @@ def load_scores(shard_paths) -> pl.DataFrame:
     return pl.concat([read_shard(p) for p in shard_paths], how="vertical")
 
 
-def _category_order(categories) -> list[str]:
+def category_order(categories) -> list[str]:
     known = [c for c in CATEGORIES if c in categories]
     return known + sorted(c for c in categories if c not in CATEGORIES)
 
 
-def _models(scores: pl.DataFrame) -> list[tuple[str, str]]:
+def models_in(scores: pl.DataFrame) -> list[tuple[str, str]]:
     return sorted(set(scores.select("model", "kind").iter_rows()))
 
 
 def category_stats(scores: pl.DataFrame) -> pl.DataFrame:
     rows = []
-    for model, kind in _models(scores):
+    for model, kind in models_in(scores):
         sub = scores.filter(pl.col("model") == model)
-        for category in _category_order(sub["category"].unique().to_list()):
+        for category in category_order(sub["category"].unique().to_list()):
             values = sub.filter(pl.col("category") == category)["score"].to_numpy()
             rows.append({"model": model, "kind": kind, "category": category, **stats.describe(values)})
     return pl.DataFrame(rows, schema_overrides={"n": pl.Int64})
@@ -54,9 +52,9 @@ def category_stats(scores: pl.DataFrame) -> pl.DataFrame:
 
 def failure_rates(scores: pl.DataFrame, thresholds) -> pl.DataFrame:
     rows = []
-    for model, kind in _models(scores):
+    for model, kind in models_in(scores):
         sub = scores.filter(pl.col("model") == model)
-        for category in _category_order(sub["category"].unique().to_list()):
+        for category in category_order(sub["category"].unique().to_list()):
             values = sub.filter(pl.col("category") == category)["score"].to_numpy()
             for threshold in thresholds:
                 failures = int((values >= threshold).sum())
@@ -79,7 +77,7 @@ def bi_vs_cross(scores: pl.DataFrame) -> pl.DataFrame:
     present = set(scores["category"].unique().to_list())
     for category in [c for c in ADVERSARIAL_CATEGORIES if c in present]:
         sub = scores.filter(pl.col("category") == category)
-        bi = sub.filter(pl.col("kind") == BI_KIND)["score"].to_numpy()
+        bi = sub.filter(pl.col("kind").is_in(BI_KINDS))["score"].to_numpy()
         cross = sub.filter(pl.col("kind").is_in(CROSS_KINDS))["score"].to_numpy()
         bi_mean = float(bi.mean()) if len(bi) else math.nan
         cross_mean = float(cross.mean()) if len(cross) else math.nan
@@ -100,7 +98,7 @@ def bi_vs_cross(scores: pl.DataFrame) -> pl.DataFrame:
 
 def separation(scores: pl.DataFrame) -> pl.DataFrame:
     rows = []
-    for model, kind in _models(scores):
+    for model, kind in models_in(scores):
         sub = scores.filter(pl.col("model") == model)
         positive = sub.filter(pl.col("category") == POSITIVE_CONTROL)["score"].to_numpy()
         present = set(sub["category"].unique().to_list())
@@ -117,18 +115,6 @@ def separation(scores: pl.DataFrame) -> pl.DataFrame:
                 }
             )
     return pl.DataFrame(rows, schema_overrides={"n_positive": pl.Int64, "n_category": pl.Int64})
-
-
-def to_markdown(frame: pl.DataFrame, floatfmt: str = ".4f") -> str:
-    """A GitHub-flavoured Markdown table (NaN shown as empty cells)."""
-    rows = [[("" if isinstance(v, float) and math.isnan(v) else v) for v in row] for row in frame.iter_rows()]
-    return tabulate(rows, headers=frame.columns, tablefmt="github", floatfmt=floatfmt) + "\n"
-
-
-def write_table(frame: pl.DataFrame, csv_path: str | os.PathLike, md_path: str | os.PathLike) -> None:
-    Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
-    frame.write_csv(csv_path, float_precision=6)
-    Path(md_path).write_text(to_markdown(frame), encoding="utf-8")
 
 
 def write_suite_tables(shard_paths, out_dir: str | os.PathLike, thresholds) -> dict[str, pl.DataFrame]:

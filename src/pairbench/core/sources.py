@@ -14,7 +14,6 @@ which may run on compute nodes without network access, read only local files.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -25,7 +24,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench.errors import SourceError
+from pairbench.core.errors import SourceError
+from pairbench.core.io import atomic_path, folder_fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -119,16 +119,6 @@ def _copy_into(src: Path, dest: Path) -> None:
         _link_or_copy(str(src), str(dest / src.name))
 
 
-def _fingerprint(path: Path) -> str:
-    """A cheap, stable identity for a local folder: file names, sizes and modification times."""
-    digest = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for file in files:
-        stat = file.stat()
-        digest.update(f"{file.relative_to(path) if path.is_dir() else file.name}\0{stat.st_size}\0".encode())
-    return "sha256-names-sizes:" + digest.hexdigest()[:16]
-
-
 def _package_version(package: str) -> str | None:
     """The installed version of the distribution that provides import package ``package``."""
     for dist in importlib.metadata.packages_distributions().get(package, []):
@@ -179,9 +169,6 @@ def _hub_snapshot(source: Source, *, key: str, repo_type: str, allow_patterns=No
 def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
     """Put the model of config entry ``key`` into ``dest``; return its provenance manifest."""
     source = parse_source(spec, key=key)
-    dest = Path(dest)
-    tmp = dest.with_name(dest.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
     if source.scheme == "hf":
         folder, revision = _hub_snapshot(source, key=key, repo_type="model")
         origin = str(folder)
@@ -190,14 +177,13 @@ def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
         origin = str(folder.resolve())
         revision = (
             _package_version(source.location.partition("/")[0]) if source.scheme == "pkg" else None
-        ) or _fingerprint(folder)
-    _copy_into(folder, tmp)
-    manifest = _write_manifest(
-        tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin
-    )
-    # Rename last: a killed download never leaves a folder that looks complete.
-    shutil.rmtree(dest, ignore_errors=True)
-    tmp.rename(dest)
+        ) or folder_fingerprint(folder)
+    # Renamed into place last: a killed download never leaves a folder that looks complete.
+    with atomic_path(dest) as tmp:
+        _copy_into(folder, tmp)
+        manifest = _write_manifest(
+            tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin
+        )
     log.info("materialised model %s from %s (revision %s) into %s", key, source, revision, dest)
     return manifest
 
@@ -209,29 +195,20 @@ def materialise_dataset(key: str, spec: dict, dest: str | os.PathLike) -> dict:
     spec) and written as one Parquet file per split; local sources are copied as they are.
     """
     source = parse_source(spec["source"], key=key)
-    dest = Path(dest)
-    tmp = dest.with_name(dest.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    if source.scheme == "hf":
-        revision = _download_hub_dataset(key, source, spec, tmp)
-        origin = f"https://huggingface.co/datasets/{source.location}"
-    else:
-        folder = locate_local(source, key=key)
-        _copy_into(folder, tmp)
-        revision = _fingerprint(folder)
-        origin = str(folder.resolve())
-    manifest = _write_manifest(
-        tmp,
-        key=key,
-        source=str(source),
-        scheme=source.scheme,
-        revision=revision,
-        origin=origin,
-        config=spec.get("config"),
-    )
-    shutil.rmtree(dest, ignore_errors=True)
-    tmp.rename(dest)
+    with atomic_path(dest) as tmp:
+        tmp.mkdir(parents=True)
+        if source.scheme == "hf":
+            revision = _download_hub_dataset(key, source, spec, tmp)
+            origin = f"https://huggingface.co/datasets/{source.location}"
+        else:
+            folder = locate_local(source, key=key)
+            _copy_into(folder, tmp)
+            revision = folder_fingerprint(folder)
+            origin = str(folder.resolve())
+        manifest = _write_manifest(
+            tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin,
+            config=spec.get("config"),
+        )
     log.info("materialised dataset %s from %s into %s", key, source, dest)
     return manifest
 

@@ -20,7 +20,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pairbench.errors import PairbenchError
+from pairbench.core.errors import PairbenchError
+from pairbench.core.io import atomic_path
 
 SHARD_SCHEMA = pa.schema(
     [
@@ -48,7 +49,7 @@ METADATA_KEYS = (
 def write_shard(frame: pl.DataFrame, path: str | os.PathLike, metadata: dict) -> None:
     """Write ``frame`` to ``path`` through a temporary name and an atomic rename.
 
-    A job killed mid-write leaves only a hidden ``.tmp`` file, never a readable half-shard
+    A job killed mid-write leaves only a hidden ``.partial`` file, never a readable half-shard
     under the final name.
     """
     path = Path(path)
@@ -60,15 +61,8 @@ def write_shard(frame: pl.DataFrame, path: str | os.PathLike, metadata: dict) ->
         k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)) for k, v in metadata.items()
     }
     table = table.replace_schema_metadata(encoded)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
-        with open(tmp, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def read_shard_metadata(path: str | os.PathLike) -> dict[str, str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pairbench.errors import PairbenchError
+from pairbench.core.errors import PairbenchError
 
 log = logging.getLogger("pairbench")
 

@@ -1,0 +1,178 @@
+"""One config vocabulary and one validation path for every stage.
+
+The workflow validates the whole config once, through Snakemake's ``validate()`` against
+``workflow/schemas/config.schema.yaml`` (which references each stage's schema and the shared
+definitions), with defaults filled from the schemas. This module supplies what ``validate()``
+does not: errors that name the config file and line in one sentence, a one-line pointer for keys
+that were renamed, the ``run_defaults`` + ``runs`` merge that every training stage uses, and
+cross-reference checks (a run's ``data`` must name a dataset, ...).
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+from pathlib import Path
+
+from pairbench.core.errors import ConfigError
+
+# Keys renamed when every stage took the same vocabulary: old dotted path (``*`` matches one
+# key) -> what to write instead. See CHANGELOG.md.
+RENAMED_KEYS: dict[str, str] = {
+    "training.cross_encoder.data": "training.cross_encoder.run_defaults.data",
+    "training.cross_encoder.score_max": "training.cross_encoder.run_defaults.score_max",
+    "training.cross_encoder.smoke": "training.cross_encoder.run_defaults.smoke",
+    "training.cross_encoder.threads": "training.cross_encoder.resources.train.threads",
+    "training.cross_encoder.gpu": "training.cross_encoder.resources.train.gpu",
+    "training.cross_encoder.mem_mb": "training.cross_encoder.resources.train.mem_mb",
+    "training.cross_encoder.runtime": "training.cross_encoder.resources.train.runtime",
+    "training.freeze.resources.threads": "training.freeze.resources.latents.threads",
+    "training.freeze.resources.gpu": "training.freeze.resources.latents.gpu (and resources.pretrain.gpu)",
+    "training.freeze.resources.train_threads": "training.freeze.resources.pretrain.threads and resources.train.threads",
+    "training.freeze.resources.train_gpu": "training.freeze.resources.train.gpu",
+    "training.freeze.resources.mem_mb": "training.freeze.resources.{latents,pretrain,train}.mem_mb",
+    "training.freeze.resources.runtime": "training.freeze.resources.{latents,pretrain,train}.runtime",
+    "training.freeze.resources.device": "training.freeze.run_defaults.device",
+    "training.freeze.runs.*.lr": "learning_rate (same place)",
+    "training.freeze.runs.*.autoencoder.lr": "autoencoder.learning_rate",
+    "training.freeze.run_defaults.lr": "training.freeze.run_defaults.learning_rate",
+    "training.freeze.run_defaults.autoencoder.lr": "training.freeze.run_defaults.autoencoder.learning_rate",
+    "training.celi.run_defaults.lr": "training.celi.run_defaults.learning_rate",
+    "training.celi.run_defaults.warmup": "training.celi.run_defaults.warmup_steps",
+    "training.celi.runs.*.lr": "learning_rate (same place)",
+    "training.celi.runs.*.warmup": "warmup_steps (same place)",
+    "training.celi.resources.train_threads": "training.celi.resources.train.threads",
+    "training.celi.resources.train_gpu": "training.celi.resources.train.gpu",
+    "training.celi.resources.train_mem_mb": "training.celi.resources.train.mem_mb",
+    "training.celi.resources.train_runtime": "training.celi.resources.train.runtime",
+    "training.celi.resources.rerank_threads": "training.celi.resources.rerank.threads",
+    "training.celi.resources.rerank_gpu": "training.celi.resources.rerank.gpu",
+    "training.celi.resources.rerank_mem_mb": "training.celi.resources.rerank.mem_mb",
+    "training.celi.resources.rerank_runtime": "training.celi.resources.rerank.runtime",
+    "training.celi.resources.rerank_batch_size": "training.celi.rerank.batch_size",
+    "training.celi.resources.rerank_precision": "training.celi.rerank.precision",
+    "training.celi.bm25.threads": "training.celi.resources.bm25.threads",
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Where a key is: file and line
+# ----------------------------------------------------------------------------------------------
+
+
+def _key_lines(path: Path) -> dict[tuple, int]:
+    """Map every key path of a YAML file to its 1-based line number."""
+    import yaml
+
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    lines: dict[tuple, int] = {}
+    stack = [((), root)]
+    while stack:
+        prefix, node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                key = (*prefix, str(key_node.value))
+                lines[key] = key_node.start_mark.line + 1
+                stack.append((key, value_node))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines[(*prefix, i)] = item.start_mark.line + 1
+                stack.append(((*prefix, i), item))
+    return lines
+
+
+def locate_key(config_files, keys) -> str:
+    """``file:line`` of the deepest prefix of ``keys`` found in the config files (last file wins)."""
+    keys = tuple(keys)
+    for path in reversed([Path(p) for p in config_files or []]):
+        lines = _key_lines(path)
+        for depth in range(len(keys), 0, -1):
+            if keys[:depth] in lines:
+                return f"{path}:{lines[keys[:depth]]}"
+    return "the config"
+
+
+def key_error(config_files, keys, message: str) -> ConfigError:
+    """A :class:`ConfigError` of one sentence: ``file:line: dotted.key: message``."""
+    dotted = ".".join(map(str, keys))
+    return ConfigError(f"{locate_key(config_files, keys)}: {dotted}: {message}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Renamed keys and schema errors
+# ----------------------------------------------------------------------------------------------
+
+
+def _paths(node, prefix=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            path = (*prefix, str(key))
+            yield path
+            yield from _paths(value, path)
+
+
+def check_renamed_keys(config: dict, config_files=()) -> None:
+    """Stop with one line per renamed key the config still uses, naming the key to write instead."""
+    problems = []
+    for path in _paths(config):
+        dotted = ".".join(path)
+        for old, new in RENAMED_KEYS.items():
+            if fnmatch.fnmatchcase(dotted, old) and dotted.count(".") == old.count("."):
+                problems.append(f"{locate_key(config_files, path)}: {dotted} was renamed: write {new}")
+    if problems:
+        raise ConfigError("\n".join(problems) + "\n(see CHANGELOG.md)")
+
+
+def schema_error(error, config_files=()) -> ConfigError:
+    """Turn a jsonschema ``ValidationError`` into one line naming the file, line and key."""
+    from jsonschema.exceptions import best_match
+
+    if getattr(error, "context", None):
+        error = best_match([error, *error.context]) or error
+    keys = list(error.absolute_path)
+    message = error.message
+    if len(message) > 300:
+        message = message[:300] + "..."
+    if error.validator == "additionalProperties" and keys == []:
+        message += " (a misspelt top-level key?)"
+    return key_error(config_files, keys or ["(top level)"], message)
+
+
+# ----------------------------------------------------------------------------------------------
+# run_defaults + runs
+# ----------------------------------------------------------------------------------------------
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    """``base`` updated with ``override``; nested dictionaries merge key by key."""
+    out = copy.deepcopy(base)
+    for key, value in (override or {}).items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def stage_runs(block: dict) -> dict[str, dict]:
+    """Every enabled run of a training stage: ``run_defaults`` updated with the run's own keys.
+
+    ``enabled: false`` drops a run that another config file merged in.
+    """
+    defaults = block.get("run_defaults") or {}
+    runs = {}
+    for name, own in (block.get("runs") or {}).items():
+        merged = deep_merge(defaults, own or {})
+        if merged.pop("enabled", True):
+            runs[name] = merged
+    return runs
+
+
+def require_key(config_files, keys, value, choices, what: str) -> None:
+    """Stop when ``value`` (found at ``keys``) is not one of ``choices`` (the keys of ``what``)."""
+    if value not in choices:
+        known = ", ".join(sorted(choices)) or "none defined"
+        raise key_error(config_files, keys, f"{value!r} is not a key of `{what}` ({known}); declare it there or fix the name")
