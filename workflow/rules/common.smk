@@ -1,8 +1,9 @@
 # Config lookups, input functions and wildcard constraints shared by every rule file.
 import os
 import re
+import shutil
+import subprocess
 import sys
-from glob import glob
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -57,7 +58,10 @@ def visible_gpus():
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
         return len([d for d in visible.split(",") if d.strip() and d.strip() != "-1"])
-    return len(glob("/dev/nvidia[0-9]*"))
+    if shutil.which("nvidia-smi") is None:
+        return 0
+    listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return listing.stdout.count("GPU ") if listing.returncode == 0 else 0
 
 
 # Locally, GPUs are only a counted resource: on a machine without one, GPU-tagged jobs run on
