@@ -447,6 +447,7 @@ def test_both_orders_evaluator_scores_like_the_study(tiny):
     import numpy as np
     from sentence_transformers import CrossEncoder
 
+    from pairbench.cross_encoder import correlation_evaluator, correlations_both_orders
     from pairbench.cross_encoder.evaluate import correlations
     from pairbench.study.scoring import ScoringSettings, score_cross
 
