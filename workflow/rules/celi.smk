@@ -4,7 +4,7 @@
 
 
 if "celi" in config["training"]:
-    from pairbench.celi.config import check_celi_block, enabled_eval
+    from pairbench.celi.config import TrainSettings, check_celi_block, enabled_eval
 
     CELI = config["training"]["celi"]
     CELI_RES = CELI["resources"]
@@ -132,7 +132,7 @@ if "celi" in config["training"]:
             mem_mb=CELI_RES["train"]["mem_mb"],
             runtime=CELI_RES["train"]["runtime"],
         params:
-            run=lambda wildcards: CELI_RUNS[wildcards.run],
+            run=lambda wildcards: TrainSettings.training_keys(CELI_RUNS[wildcards.run]),
             checkpoints=lambda wildcards: f"results/checkpoints/celi/{wildcards.run}",
         script:
             "../scripts/celi_train.py"

@@ -17,7 +17,7 @@ HEADS = ("cls", "mean", "celi")
 PREFIX = ("training", "celi")
 # Settings that do not change the trained weights: a checkpoint written under other values of
 # these still belongs to the run.
-NOT_FINGERPRINTED = ("checkpoint_every", "device", "keep_checkpoints", "smoke", "join_study")
+NOT_FINGERPRINTED = ("checkpoint_every", "device", "keep_checkpoints")
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,6 @@ class TrainSettings:
     segments: str
     device: str
     keep_checkpoints: bool
-    smoke: bool
-    join_study: bool
 
     @classmethod
     def from_config(cls, block: dict, *, key: str = "?") -> TrainSettings:
@@ -61,6 +59,13 @@ class TrainSettings:
                 f"training.celi.runs.{key}: warmup_steps ({settings.warmup_steps}) exceeds steps ({settings.steps})"
             )
         return settings
+
+    @classmethod
+    def training_keys(cls, run: dict) -> dict:
+        """The keys of a merged run that training reads (not ``smoke`` or ``join_study``, which only
+        label tables and add the run to the study: changing them must not retrain)."""
+        names = {f.name for f in fields(cls)}
+        return {k: v for k, v in run.items() if k in names}
 
     def fingerprint(self, *extra: str) -> str:
         """Identity of the weights this run trains (with ``extra``: the training data's identity)."""
