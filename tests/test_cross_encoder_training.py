@@ -106,15 +106,9 @@ def _write_config(tmp_path, run_lines: str, data: str = "graded-smoke") -> tuple
 
 def _check_config(config: dict, path: Path) -> None:
     """What the workflow does when it loads: validate the whole config, then the stage's cross-references."""
-    from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
+    from pairbench.core.config import stage_runs, validate_config
 
-    from pairbench.core.config import schema_error, stage_runs
-
-    try:
-        validate(config, str(SCHEMA))
-    except WorkflowError as err:
-        raise schema_error(err.__context__, [path]) from None
+    validate_config(config, SCHEMA.parent, [path])
     check_stage(stage_runs(config["training"]["cross_encoder"]), config, [path])
 
 

@@ -3,7 +3,8 @@
 tests/slurm/setup_slurm.sh installs (apt-get) and starts munged, slurmctld and slurmd on this
 machine; the test skips, saying why, where that is impossible (no root, no apt-get, a foreign
 SLURM config). It then runs the default config with `--workflow-profile profiles/slurm` in one
-temporary copy of the workflow and with a plain `snakemake --cores 2` in another, and checks:
+temporary copy of the workflow and with a plain `snakemake --cores 2` in another (both with
+SMALLER below: the same jobs and resources, fewer training steps), and checks:
 
 - every non-local job went through sbatch: each ran inside a SLURM job of this run (the SLURM
   job logs, kept with --slurm-keep-successful-logs, name the rule and output), and SLURM's
@@ -30,7 +31,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from conftest import REPO, copy_workflow
+from conftest import REPO, copy_workflow, write_config
 
 pytestmark = pytest.mark.slurm
 
@@ -50,6 +51,16 @@ SLURM_TEST_OPTIONS = [
 ]
 
 RUN_TIMEOUT = 3600
+
+# The default config with fewer training steps: every job and every resource request of the
+# default run stays, the run takes minutes less. Sizes only, merged over config.yaml.
+SMALLER = {
+    "training": {
+        "cross_encoder": {"run_defaults": {"epochs": 1, "max_train_pairs": 64}},
+        "freeze": {"runs": {"minilm-graded": {"epochs": 3, "autoencoder": {"epochs": 3}}}},
+        "celi": {"run_defaults": {"steps": 4, "checkpoint_every": 2, "warmup_steps": 1}},
+    }
+}
 
 
 def _run(cmd: list[str], cwd: Path | None = None, timeout: int = 120, check: bool = True, **kw):
@@ -153,6 +164,9 @@ def runs(slurm_cluster, tmp_path_factory):
     ]
     slurm_dir = copy_workflow(tmp_path_factory.mktemp("on-slurm"))
     local_dir = copy_workflow(tmp_path_factory.mktemp("local"))
+    for workdir in (slurm_dir, local_dir):
+        write_config(workdir, SMALLER, "smaller.yaml")
+    slurm_args += ["--configfile", "smaller.yaml"]
     env = {**os.environ}
     for key in [k for k in env if k.startswith("SLURM_")]:
         del env[key]
@@ -163,7 +177,7 @@ def runs(slurm_cluster, tmp_path_factory):
     local_log = local_dir / "local-run.log"
     with open(local_log, "w") as log:
         local = subprocess.Popen(
-            [sys.executable, "-m", "snakemake", "--cores", "2"],
+            [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "smaller.yaml"],
             cwd=local_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
         try:

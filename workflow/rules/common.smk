@@ -6,10 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
-
-from pairbench.core.config import check_renamed_keys, schema_error
+from pairbench.core.config import validate_config
 from pairbench.core.errors import PairbenchError
 from pairbench.core.sources import parse_source
 from pairbench.study.suite import load_suite
@@ -20,32 +17,11 @@ def stop(err):
     sys.exit(f"pairbench: {err}")
 
 
-def validated(block, schema, prefix=()):
-    """`block` checked against `schema` with Snakemake's validate() (defaults filled in).
-
-    A failure becomes one line naming the config file, line and key (pairbench.core.config).
-    """
-    try:
-        validate(block, schema=schema)
-    except WorkflowError as err:
-        # validate() raises WorkflowError while handling jsonschema's ValidationError.
-        cause = err.__context__
-        if not hasattr(cause, "absolute_path"):
-            raise
-        cause.path.extendleft(reversed(prefix))
-        raise schema_error(cause, workflow.configfiles) from None
-    return block
-
-
-# The one validation path: renamed keys first (a one-line pointer to the new key), then the whole
-# config, then each training stage's block against its own schema file. Each schema is read once.
-# (A stage schema is not $ref'd from config.schema.yaml: jsonschema would validate a whole-file
-# reference with a plain validator that fills no defaults.)
+# The one validation path (pairbench.core.config.validate_config): renamed keys first (a one-line
+# pointer to the new key), then the whole config, then each training stage's block against its
+# own schema file, defaults filled in. Errors are one line naming the file, line and key.
 try:
-    check_renamed_keys(config, workflow.configfiles)
-    validated(config, "../schemas/config.schema.yaml")
-    for _stage, _block in config["training"].items():
-        validated(_block, f"../schemas/{_stage}.schema.yaml", ("training", _stage))
+    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas", workflow.configfiles)
     for _key, _block in config["models"].items():
         parse_source(_block["source"], key=f"models.{_key}")
     for _key, _block in config["datasets"].items():

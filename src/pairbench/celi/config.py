@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from pairbench.core.config import key_error, require_key, stage_runs
+from pairbench.core.config import key_error, require_key, settings_from_block, stage_runs
 from pairbench.core.errors import ConfigError
 from pairbench.core.io import fingerprint
 
@@ -44,14 +44,7 @@ class TrainSettings:
 
     @classmethod
     def from_config(cls, block: dict, *, key: str = "?") -> TrainSettings:
-        names = [f.name for f in fields(cls)]
-        missing = [n for n in names if n not in block]
-        if missing:
-            raise ConfigError(
-                f"training.celi.runs.{key}: missing {', '.join(missing)}; pass the run as the workflow "
-                "merges it (run_defaults from the validated config, updated with the run's own keys)"
-            )
-        settings = cls(**{n: block[n] for n in names})
+        settings = settings_from_block(cls, block, f"training.celi.runs.{key}", strict=False)
         if settings.head not in HEADS:
             raise ConfigError(f"training.celi.runs.{key}.head: {settings.head!r} is not one of {', '.join(HEADS)}")
         if settings.warmup_steps > settings.steps:

@@ -11,6 +11,7 @@ cross-reference checks (a run's ``data`` must name a dataset, ...).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import fnmatch
 from pathlib import Path
 
@@ -145,6 +146,37 @@ def schema_error(error, config_files=()) -> ConfigError:
     return key_error(config_files, keys or ["(top level)"], message)
 
 
+def validate_config(config: dict, schema_dir, config_files=()) -> dict:
+    """The one validation path: renamed keys, the whole config, then each training stage's block.
+
+    Every schema is applied with Snakemake's ``validate()`` (defaults filled in) and read once. A
+    stage block is validated against its own schema file rather than through a ``$ref`` from
+    ``config.schema.yaml``: jsonschema follows a whole-file reference with a plain validator
+    that would fill no defaults inside it.
+    """
+    schema_dir = Path(schema_dir)
+    check_renamed_keys(config, config_files)
+    _validated(config, schema_dir / "config.schema.yaml", (), config_files)
+    for stage, block in (config.get("training") or {}).items():
+        _validated(block, schema_dir / f"{stage}.schema.yaml", ("training", stage), config_files)
+    return config
+
+
+def _validated(block, schema: Path, prefix: tuple, config_files) -> None:
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    try:
+        validate(block, schema=str(schema))
+    except WorkflowError as err:
+        # validate() raises WorkflowError while handling jsonschema's ValidationError.
+        cause = err.__context__
+        if not hasattr(cause, "absolute_path"):
+            raise
+        cause.path.extendleft(reversed(prefix))
+        raise schema_error(cause, config_files) from None
+
+
 # ----------------------------------------------------------------------------------------------
 # run_defaults + runs
 # ----------------------------------------------------------------------------------------------
@@ -173,6 +205,25 @@ def stage_runs(block: dict) -> dict[str, dict]:
         if merged.pop("enabled", True):
             runs[name] = merged
     return runs
+
+
+def settings_from_block(cls, block: dict, where: str, *, strict: bool = True):
+    """The settings dataclass ``cls`` from a complete (validated, default-filled) run block.
+
+    Defaults live in the schemas only, so a missing field means the block did not come through
+    the workflow's validation; ``strict`` also refuses keys the dataclass does not know.
+    """
+    names = [field.name for field in dataclasses.fields(cls)]
+    unknown = sorted(set(block) - set(names))
+    if strict and unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    missing = [name for name in names if name not in block]
+    if missing:
+        raise ConfigError(
+            f"{where}: no value for {', '.join(missing)}; give the run as the workflow merges it "
+            "(run_defaults of the validated config, updated with the run's own keys)"
+        )
+    return cls(**{name: block[name] for name in names})
 
 
 def require_key(config_files, keys, value, choices, what: str) -> None:

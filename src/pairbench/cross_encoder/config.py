@@ -10,10 +10,10 @@ same schema.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench.core.config import key_error, require_key, schema_error
+from pairbench.core.config import key_error, require_key, schema_error, settings_from_block
 from pairbench.core.errors import ConfigError
 
 STAGE = ("training", "cross_encoder")
@@ -53,18 +53,7 @@ class RunSettings:
     @classmethod
     def from_config(cls, block: dict, *, run: str = "?") -> RunSettings:
         """Settings from a complete (validated, default-filled) run block."""
-        names = [f.name for f in fields(cls)]
-        where = f"training.cross_encoder.runs.{run}"
-        unknown = sorted(set(block) - set(names))
-        if unknown:
-            raise ConfigError(f"{where}: unknown key(s) {unknown}")
-        missing = [name for name in names if name not in block]
-        if missing:
-            raise ConfigError(
-                f"{where}: no value for {missing}; set them under run_defaults or the run "
-                "(outside the workflow, complete the block with pairbench.cross_encoder.complete_run)"
-            )
-        return cls(**{name: block[name] for name in names})
+        return settings_from_block(cls, block, f"training.cross_encoder.runs.{run}")
 
 
 def complete_run(block: dict) -> dict:
