@@ -21,7 +21,9 @@ def stop(err):
 # pointer to the new key), then the whole config, then each training stage's block against its
 # own schema file, defaults filled in. Errors are one line naming the file, line and key.
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas", workflow.configfiles)
+    validate_config(
+        config, Path(workflow.basedir) / "workflow" / "schemas", workflow.configfiles
+    )
     for _key, _block in config["models"].items():
         parse_source(_block["source"], key=f"models.{_key}")
     for _key, _block in config["datasets"].items():
