@@ -162,3 +162,27 @@ def test_missing_model_fails_naming_it_and_prefetch(offline_cache, tmp_path):
         materialise_model("gone", "hf:no-such-org/no-such-model", tmp_path / "gone")
     assert not (tmp_path / "gone").exists()
 
+
+
+@pytest.mark.e2e
+def test_offline_run_missing_a_source_stops_before_any_job(hub_cache, tmp_path):
+    """study.yaml offline against the stand-in cache: nomic (remote code) is not in it."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import copy_workflow, write_config
+
+    hf_home, _ = hub_cache
+    workdir = copy_workflow(tmp_path / "wf")
+    # The study's models on their own (no training stages), as test_workflow's hub test does.
+    write_config(workdir, {"models": {}, "suites": {"compositional": "resources/suites/compositional.tsv"}, "training": {}})
+    env = {**os.environ, "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1"}
+    cmd = [sys.executable, "-m", "snakemake", "--workflow-profile", "none", "--cores", "1", "--configfile", "config/study.yaml"]
+    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "model 'nomic-embed-text-v1.5' (hf:nomic-ai/nomic-embed-text-v1.5)" in output
+    assert "snakemake prefetch --cores 1 --configfile config/study.yaml" in output
+    assert "bge-large-en-v1.5" not in output.split("hub source(s)")[-1].split("On a machine")[0]
+    assert not (workdir / "results").exists() and not (workdir / "resources/models").exists()

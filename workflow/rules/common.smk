@@ -10,7 +10,7 @@ from snakemake.utils import validate
 
 from pairbench.core.config import check_renamed_keys, schema_error
 from pairbench.core.errors import PairbenchError
-from pairbench.core.sources import parse_source
+from pairbench.core.sources import check_offline_sources, parse_source
 from pairbench.study.suite import load_suite
 
 

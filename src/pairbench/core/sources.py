@@ -230,3 +230,67 @@ def _download_hub_dataset(key: str, source: Source, spec: dict, out: Path) -> st
         loaded[split].to_parquet(str(out / f"{split}.parquet"))
     fingerprint = next(iter(loaded.values()))._fingerprint
     return source.revision or f"datasets-fingerprint:{fingerprint}"
+
+
+def hub_offline() -> bool:
+    """Whether HF_HUB_OFFLINE is set (the value huggingface_hub reads)."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def in_hub_cache(source: Source, *, repo_type: str = "model", config: str | None = None) -> bool:
+    """Whether a hub source can be materialised offline from the local Hugging Face cache.
+
+    Models: the snapshot ``snapshot_download`` resolves offline. Datasets: the prepared cache
+    ``datasets.load_dataset`` reloads offline (``HF_HOME/datasets/ORG___NAME/<config>/...``); it never
+    reads the hub snapshot when offline.
+    """
+    if repo_type == "model":
+        from huggingface_hub import snapshot_download
+
+        try:
+            snapshot_download(repo_id=source.location, revision=source.revision, local_files_only=True)
+        except Exception:  # LocalEntryNotFoundError and friends: not cached
+            return False
+        return True
+    import datasets.config
+    from datasets.naming import camelcase_to_snakecase
+
+    org, _, name = source.location.rpartition("/")
+    root = Path(datasets.config.HF_DATASETS_CACHE) / f"{org}___{camelcase_to_snakecase(name)}"
+    return any(p.is_dir() for p in root.glob(f"{config or '*'}/*/*"))
+
+
+def missing_offline_sources(models: dict[str, tuple[str, str]], datasets: dict[str, tuple[dict, str]]) -> list[str]:
+    """With HF_HUB_OFFLINE set, the hub sources that are neither materialised nor in the cache.
+
+    ``models`` maps a key to (source, folder); ``datasets`` a key to (spec, folder). Each entry of the
+    result names the key and source.
+    """
+    if not hub_offline():
+        return []
+    missing = []
+    for key, (spec, folder) in models.items():
+        source = parse_source(spec, key=key)
+        if source.scheme == "hf" and not Path(folder).exists() and not in_hub_cache(source):
+            missing.append(f"model {key!r} ({source})")
+    for key, (spec, folder) in datasets.items():
+        source = parse_source(spec["source"], key=key)
+        if source.scheme == "hf" and not Path(folder).exists() and not in_hub_cache(
+            source, repo_type="dataset", config=spec.get("config")
+        ):
+            config = f", config {spec['config']}" if spec.get("config") else ""
+            missing.append(f"dataset {key!r} ({source}{config})")
+    return missing
+
+
+def check_offline_sources(models, datasets, *, configfiles=()) -> None:
+    """Stop before any job runs when an offline run needs a hub source the cache does not hold."""
+    missing = missing_offline_sources(models, datasets)
+    if missing:
+        hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface")
+        args = "".join(f" --configfile {os.path.relpath(path)}" for path in configfiles)
+        raise SourceError(
+            f"HF_HUB_OFFLINE is set and {len(missing)} hub source(s) are neither under resources/ nor in the "
+            f"Hugging Face cache (HF_HOME={hf_home}): {'; '.join(missing)}. On a machine with internet access "
+            f"(a login node), with the same HF_HOME, run `snakemake prefetch --cores 1{args}`, then run again."
+        )
