@@ -186,3 +186,59 @@ def test_offline_run_missing_a_source_stops_before_any_job(hub_cache, tmp_path):
     assert "snakemake prefetch --cores 1 --configfile config/study.yaml" in output
     assert "bge-large-en-v1.5" not in output.split("hub source(s)")[-1].split("On a machine")[0]
     assert not (workdir / "results").exists() and not (workdir / "resources/models").exists()
+
+
+CONFIG_CODE = '''from transformers import BertConfig
+
+
+class TinyRemoteConfig(BertConfig):
+    model_type = "tiny_remote"
+'''
+MODEL_CODE = '''from transformers import BertModel
+
+from .configuration_tiny_remote import TinyRemoteConfig
+
+
+class TinyRemoteModel(BertModel):
+    config_class = TinyRemoteConfig
+'''
+
+
+def test_remote_code_from_another_repository_is_bundled_for_offline_nodes(tmp_path, monkeypatch):
+    """auto_map naming ORG/REPO--module.Class (as nomic-embed-text-v1.5 does): prefetch bundles the code."""
+    import shutil
+
+    import huggingface_hub.constants as hub_constants
+    from transformers import AutoModel, BertConfig, BertModel
+
+    from pairbench.core.sources import materialise_model, read_manifest
+
+    hub = tmp_path / "hub"
+    code = hub / "models--acme--tiny-code" / "snapshots" / ("c" * 40)
+    code.mkdir(parents=True)
+    (code / "configuration_tiny_remote.py").write_text(CONFIG_CODE)
+    (code / "modeling_tiny_remote.py").write_text(MODEL_CODE)
+    (hub / "models--acme--tiny-code" / "refs").mkdir()
+    (hub / "models--acme--tiny-code" / "refs" / "main").write_text("c" * 40)
+    model = hub / "models--acme--tiny-embed" / "snapshots" / ("e" * 40)
+    config = BertConfig(vocab_size=64, hidden_size=8, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8)
+    BertModel(config).save_pretrained(str(model))
+    saved = json.loads((model / "config.json").read_text())
+    saved.update(model_type="tiny_remote", auto_map={
+        "AutoConfig": "acme/tiny-code--configuration_tiny_remote.TinyRemoteConfig",
+        "AutoModel": "acme/tiny-code--modeling_tiny_remote.TinyRemoteModel"})
+    (model / "config.json").write_text(json.dumps(saved))
+    (hub / "models--acme--tiny-embed" / "refs").mkdir()
+    (hub / "models--acme--tiny-embed" / "refs" / "main").write_text("e" * 40)
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(hub))
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_MODULES_CACHE", str(tmp_path / "modules"))
+
+    dest = tmp_path / "resources" / "embed"
+    materialise_model("embed", "hf:acme/tiny-embed", dest)
+    assert read_manifest(dest)["remote_code"] == {"acme/tiny-code": "c" * 40}
+    assert json.loads((dest / "config.json").read_text())["auto_map"]["AutoModel"] == "modeling_tiny_remote.TinyRemoteModel"
+    shutil.rmtree(hub)  # a compute node: no hub cache at all
+    loaded = AutoModel.from_pretrained(str(dest), trust_remote_code=True, local_files_only=True)
+    assert type(loaded).__name__ == "TinyRemoteModel"

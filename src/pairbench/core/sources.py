@@ -166,6 +166,38 @@ def _hub_snapshot(source: Source, *, key: str, repo_type: str, allow_patterns=No
     return folder, folder.name
 
 
+def _bundle_remote_code(folder: Path, *, key: str) -> dict:
+    """Copy the modeling code a config's ``auto_map`` takes from *another* repository into ``folder``.
+
+    ``trust_remote_code`` models such as nomic-embed-text-v1.5 name their code as
+    ``ORG/REPO--module.Class``; transformers fetches that repository when the model is loaded, which
+    an offline compute node cannot do. The code files are downloaded here (where ``prefetch`` runs)
+    and ``auto_map`` is pointed at the local copies, so the materialised folder loads on its own.
+    Returns {repository: resolved commit}.
+    """
+    path = folder / "config.json"
+    if not path.exists():
+        return {}
+    config = json.loads(path.read_text(encoding="utf-8"))
+    auto_map = config.get("auto_map") or {}
+    repos = {ref.split("--")[0] for ref in auto_map.values() if isinstance(ref, str) and "--" in ref}
+    commits = {}
+    for repo in sorted(repos):
+        code_dir, commit = _hub_snapshot(
+            Source("hf", repo), key=f"{key} (modeling code)", repo_type="model", allow_patterns=["*.py"]
+        )
+        for module in code_dir.glob("*.py"):
+            if not (folder / module.name).exists():
+                shutil.copy2(module, folder / module.name)
+        commits[repo] = commit
+    if repos:
+        config["auto_map"] = {
+            name: ref.split("--", 1)[1] if isinstance(ref, str) and "--" in ref else ref for name, ref in auto_map.items()
+        }
+        path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return commits
+
+
 def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
     """Put the model of config entry ``key`` into ``dest``; return its provenance manifest."""
     source = parse_source(spec, key=key)
@@ -181,8 +213,10 @@ def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
     # Renamed into place last: a killed download never leaves a folder that looks complete.
     with atomic_path(dest) as tmp:
         _copy_into(folder, tmp)
+        code = _bundle_remote_code(tmp, key=key) if source.scheme == "hf" else {}
         manifest = _write_manifest(
-            tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin
+            tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin,
+            **({"remote_code": code} if code else {}),
         )
     log.info("materialised model %s from %s (revision %s) into %s", key, source, revision, dest)
     return manifest
