@@ -30,6 +30,10 @@ try:
         if cause is None:
             raise
         raise schema_error(cause, workflow.configfiles) from None
+    # `enabled: false` drops a model merged in from another config file.
+    config["models"] = {
+        k: b for k, b in config["models"].items() if b.pop("enabled", True)
+    }
     for _key, _block in config["models"].items():
         parse_source(_block["source"], key=f"models.{_key}")
     for _key, _block in config["datasets"].items():
