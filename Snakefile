@@ -23,3 +23,17 @@ rule all:
     default_target: True
     input:
         final_targets,
+
+
+onsuccess:
+    print(
+        "\npairbench: all done. Look first at the report: snakemake --report results/report.html"
+        "\n  tables:  results/tables/   figures: results/figures/   logs: results/logs/"
+    )
+
+
+onerror:
+    print(
+        "\npairbench: stopped before the end. Finished outputs are kept: rerun the same command"
+        "\nto continue. Each job's log is under results/logs/."
+    )

@@ -26,8 +26,9 @@ try:
     try:
         validate(config, schema="../schemas/config.schema.yaml")
     except WorkflowError as err:
-        cause = next((a for a in err.args if hasattr(a, "absolute_path")), None)
-        if cause is None:
+        # validate() raises WorkflowError while handling jsonschema's ValidationError.
+        cause = err.__context__
+        if not hasattr(cause, "absolute_path"):
             raise
         raise schema_error(cause, workflow.configfiles) from None
     # `enabled: false` drops a model merged in from another config file.

@@ -20,7 +20,7 @@ rule score_suite:
     resources:
         mem_mb=config["scoring"]["mem_mb"],
         runtime=config["scoring"]["runtime"],
-        gpu=config["scoring"]["gpu"],
+        gpu=gpus(config["scoring"]["gpu"]),
     params:
         model=model_settings,
     script:

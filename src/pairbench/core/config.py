@@ -134,10 +134,14 @@ def schema_error(error, config_files=()) -> ConfigError:
         error = best_match([error, *error.context]) or error
     keys = list(error.absolute_path)
     message = error.message
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list((error.schema or {}).get("properties", {}))
+        unknown = [k for k in error.instance if k not in known]
+        if unknown and known:
+            keys.append(unknown[0])
+            message = f"unknown key (misspelt?); the keys here are: {', '.join(known)}"
     if len(message) > 300:
         message = message[:300] + "..."
-    if error.validator == "additionalProperties" and keys == []:
-        message += " (a misspelt top-level key?)"
     return key_error(config_files, keys or ["(top level)"], message)
 
 

@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import random
+import signal
 import sys
 import traceback
 from collections.abc import Iterator
@@ -20,43 +21,71 @@ log = logging.getLogger("pairbench")
 
 @contextlib.contextmanager
 def script_logging(log_path: str | os.PathLike | None) -> Iterator[logging.Logger]:
-    """Send logging, warnings and stray stderr of a workflow script to its Snakemake log file.
+    """Send logging, warnings and stray output of a workflow script to its Snakemake log file.
 
-    A :class:`PairbenchError` is also printed, without traceback, to the terminal so that
-    the user sees what to do without opening the log; the script still fails.
+    How the job ends decides what reaches the terminal:
+
+    - a :class:`PairbenchError` (bad input the user can fix): its message, once, without a
+      traceback; the job exits with status 1;
+    - Ctrl-C (or SIGTERM from Snakemake): one line saying the job was interrupted; status 130;
+    - any other exception: the full traceback, in the log file and on the terminal.
     """
-    handlers: list[logging.Handler] = []
     log_file = None
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         log_file = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-        handlers.append(logging.StreamHandler(log_file))
-    else:
-        handlers.append(logging.StreamHandler(sys.stderr))
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=handlers,
+        handlers=[logging.StreamHandler(log_file or sys.stderr)],
         force=True,
     )
     logging.captureWarnings(True)
+    previous_sigterm = _sigterm_as_interrupt()
+    exit_status = 0
     try:
-        if log_file is not None:
-            with contextlib.redirect_stderr(log_file), contextlib.redirect_stdout(log_file):
-                yield log
-        else:
+        with _redirected(log_file):
             yield log
     except PairbenchError as err:
         log.error("%s", err)
         print(f"pairbench error: {err}", file=sys.__stderr__)
-        raise
+        exit_status = 1
+    except KeyboardInterrupt:
+        log.warning("interrupted: the job stopped before it finished; rerunning the same command continues it")
+        exit_status = 130
     except BaseException:
         log.error("unexpected failure:\n%s", traceback.format_exc())
         raise
     finally:
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
         logging.shutdown()
         if log_file is not None:
             log_file.close()
+    if exit_status:
+        # SystemExit, not the exception: the message above is all a user needs, not a traceback.
+        sys.exit(exit_status)
+
+
+def _redirected(log_file):
+    if log_file is None:
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(contextlib.redirect_stderr(log_file))
+    stack.enter_context(contextlib.redirect_stdout(log_file))
+    return stack
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _sigterm_as_interrupt():
+    """Snakemake stops running jobs with SIGTERM on Ctrl-C: treat it as the interruption it is."""
+    try:
+        return signal.signal(signal.SIGTERM, _raise_interrupt)
+    except ValueError:  # not in the main thread (e.g. a test calling a script function)
+        return None
 
 
 def configure_threads(threads: int | None) -> None:

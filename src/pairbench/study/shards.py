@@ -65,20 +65,33 @@ def write_shard(frame: pl.DataFrame, path: str | os.PathLike, metadata: dict) ->
         pq.write_table(table, tmp)
 
 
+def damaged(path: str | os.PathLike, what: str) -> PairbenchError:
+    """The one-line error for a damaged shard, with the command that rebuilds it."""
+    return PairbenchError(
+        f"{path}: {what}. Rebuild it with: snakemake --cores 2 --force {path} (then rerun your command)"
+    )
+
+
 def read_shard_metadata(path: str | os.PathLike) -> dict[str, str]:
-    raw = pq.read_schema(path).metadata or {}
+    try:
+        raw = pq.read_schema(path).metadata or {}
+    except (OSError, pa.ArrowException) as err:
+        raise damaged(path, f"not a readable Parquet file ({type(err).__name__})") from None
     return {k.decode(): v.decode() for k, v in raw.items() if not k.startswith(b"ARROW")}
 
 
 def read_shard(path: str | os.PathLike) -> pl.DataFrame:
     """Read a shard, checking its schema; adds ``model`` and ``kind`` columns from its metadata."""
     path = Path(path)
+    meta = read_shard_metadata(path)
     schema = pq.read_schema(path)
     names = [f.name for f in SHARD_SCHEMA]
     if [f.name for f in schema][: len(names)] != names:
-        raise PairbenchError(f"{path}: not a pairbench score shard (columns {schema.names})")
-    meta = read_shard_metadata(path)
-    frame = pl.read_parquet(path)
+        raise damaged(path, f"not a pairbench score shard (columns {schema.names})")
+    try:
+        frame = pl.read_parquet(path)
+    except (OSError, pl.exceptions.PolarsError, pa.ArrowException) as err:
+        raise damaged(path, f"cannot be read ({type(err).__name__})") from None
     return frame.with_columns(
         pl.lit(meta.get("model", path.stem)).alias("model"),
         pl.lit(meta.get("kind", "unknown")).alias("kind"),
