@@ -149,7 +149,8 @@ def test_dataset_standins_materialise_offline(offline_cache, tmp_path, repo, con
     from pairbench.core.sources import materialise_dataset
 
     spec = {"source": f"hf:{repo}", "config": config, "splits": splits}
-    materialise_dataset("data", spec, tmp_path / "data")
+    manifest = materialise_dataset("data", spec, tmp_path / "data")
+    assert manifest["revision"] == standin_commit(repo)  # the hub commit, not a datasets fingerprint
     for split in splits:
         frame = pl.read_parquet(tmp_path / "data" / f"{split}.parquet")
         assert set(columns) <= set(frame.columns) and frame.height >= 12

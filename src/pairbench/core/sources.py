@@ -262,8 +262,21 @@ def _download_hub_dataset(key: str, source: Source, spec: dict, out: Path) -> st
         if split not in loaded:
             raise SourceError(f"dataset {key!r}: split {split!r} not in {sorted(loaded.keys())}")
         loaded[split].to_parquet(str(out / f"{split}.parquet"))
-    fingerprint = next(iter(loaded.values()))._fingerprint
-    return source.revision or f"datasets-fingerprint:{fingerprint}"
+    return hub_dataset_commit(loaded) or source.revision or f"datasets-fingerprint:{next(iter(loaded.values()))._fingerprint}"
+
+
+def hub_dataset_commit(loaded) -> str | None:
+    """The hub commit a loaded dataset came from.
+
+    ``datasets`` prepares a hub dataset under ``.../<config>/<version>/<commit>/`` (online and when
+    it reloads that cache offline), so the commit is the name of its cache files' folder.
+    """
+    for split in loaded.values():
+        for cache_file in split.cache_files:
+            folder = Path(cache_file["filename"]).parent.name
+            if re.fullmatch(r"[0-9a-f]{40}", folder):
+                return folder
+    return None
 
 
 def hub_offline() -> bool:
