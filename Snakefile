@@ -17,6 +17,7 @@ include: "workflow/rules/celi.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/general_quality.smk"
 
 
 rule all:

@@ -21,7 +21,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # built once for the whole tests folder
 def tiny_models(tmp_path_factory) -> dict[str, Path]:
     from pairbench.testing import make_tiny_bi_encoder, make_tiny_cross_encoder
 

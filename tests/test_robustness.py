@@ -46,14 +46,14 @@ def console(proc: subprocess.CompletedProcess) -> str:
     return proc.stdout + proc.stderr
 
 
-def job_processes(session: int, script: str) -> list[int]:
-    """PIDs of the processes of a process session whose command line names ``script``."""
+def job_processes(group_leader: int, script: str) -> list[int]:
+    """PIDs of the processes started under ``group_leader`` (same sid) whose command line names ``script``."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if os.getsid(int(entry.name)) != session:
+            if os.getsid(int(entry.name)) != group_leader:
                 continue
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, ProcessLookupError):

@@ -1,5 +1,6 @@
 """Content checks for the hand-written compositional pair suite."""
 import csv
+import difflib
 import re
 import string
 from collections import Counter
@@ -267,3 +268,22 @@ def test_negative_controls_low_overlap(records):
         w1 = set(words(r["sentence1"])) - stop
         w2 = set(words(r["sentence2"])) - stop
         assert len(w1 & w2) <= 1, (r["pair_id"], w1 & w2)
+
+
+def test_near_misses_change_one_fact(records):
+    """Near misses are small factual differences: most words shared, one span of words replaced
+    (e.g. "The Nile flows into the Mediterranean Sea." / "The Nile flows into the Red Sea.")."""
+    for r in by_cat(records, "near_miss"):
+        w1, w2 = words(r["sentence1"]), words(r["sentence2"])
+        changes = [op for op in difflib.SequenceMatcher(a=w1, b=w2, autojunk=False).get_opcodes() if op[0] != "equal"]
+        assert len(changes) == 1 and changes[0][0] == "replace", (r["pair_id"], changes)
+        _, i1, i2, j1, j2 = changes[0]
+        assert max(i2 - i1, j2 - j1) <= 2, (r["pair_id"], w1[i1:i2], w2[j1:j2])
+        shared = sum((Counter(w1) & Counter(w2)).values())
+        assert shared / max(len(w1), len(w2)) >= 0.6, (r["pair_id"], shared)
+        # The changed fact is not another category's edit: no negation, number, hedge, quantifier
+        # or temporal word comes or goes.
+        changed = set(w1[i1:i2]) | set(w2[j1:j2])
+        other_edits = NEGATION_WORDS | NUMBER_WORDS | HEDGE_WORDS | QUANTIFIER_WORDS | TEMPORAL_WORDS
+        assert not changed & other_edits, (r["pair_id"], changed & other_edits)
+        assert not any(is_number_token(t) for t in changed), r["pair_id"]

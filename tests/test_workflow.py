@@ -15,7 +15,7 @@ from pairbench.study.shards import SHARD_SCHEMA, read_shard_metadata
 
 pytestmark = pytest.mark.e2e
 
-STUDY_TABLES = ["category_stats", "failure_rates", "bi_vs_cross", "separation"]
+STUDY_TABLES = ["category_stats", "failure_rates", "bi_vs_cross", "separation", "model_comparison", "hardest_pairs"]
 
 
 def tiny_config(tiny_models) -> dict:
@@ -65,7 +65,7 @@ def test_tables_cover_every_model_and_category(study_run):
     for name in STUDY_TABLES:
         assert (tables / f"{name}.md").read_text().startswith("|")
     stats = pl.read_csv(tables / "category_stats.csv")
-    assert stats.columns == ["model", "kind", "category", "n", "mean", "sd", "min", "max"]
+    assert stats.columns == ["model", "kind", "category", "n", "mean", "sd", "min", "max", "mean_low", "mean_high"]
     assert stats.height == 2 * 9
     assert set(stats["model"]) == {"tiny-bi", "tiny-cross"}
     failure = pl.read_csv(tables / "failure_rates.csv")
@@ -103,7 +103,8 @@ def test_adding_a_model_reruns_only_that_model(study_run, tiny_models):
         [
             ("all", ""),
             ("fetch_model", "resources/models/tiny-bi-2"),
-            ("figures", "results/figures/compositional/score_distributions.png, results/figures/compositional/category_means.png"),
+            ("figures", "results/figures/compositional/forest.png, results/figures/compositional/score_distributions.png, results/figures/compositional/category_means.png"),
+            ("table_pages", ", ".join(f"results/report/compositional/{t}" for t in STUDY_TABLES)),
             ("score_suite", "results/scores/compositional/tiny-bi-2.parquet"),
             ("tables", ", ".join(f"results/tables/compositional/{t}.{e}" for t in STUDY_TABLES for e in ("csv", "md"))),
         ]
@@ -120,7 +121,7 @@ def test_changing_one_models_settings_reruns_only_its_shard(study_run, tiny_mode
     extra = write_config(study_run, {"models": {"tiny-cross": {"kind": "cross", "source": f"path:{tiny_models['cross']}", "batch_size": 5}}}, "settings.yaml")
     rules = [rule for rule, out in planned_jobs(study_run, "--configfile", str(extra))]
     outputs = [out for rule, out in planned_jobs(study_run, "--configfile", str(extra)) if rule == "score_suite"]
-    assert sorted(rules) == ["all", "figures", "score_suite", "tables"]
+    assert sorted(rules) == ["all", "figures", "score_suite", "table_pages", "tables"]
     assert outputs == ["results/scores/compositional/tiny-cross.parquet"]
 
 
@@ -130,13 +131,13 @@ def test_adding_a_suite_by_configfile(study_run):
     extra = write_config(study_run, {"suites": {"mini": "resources/suites/mini.tsv"}}, "suite.yaml")
     # extra.yaml (the model added above) stays in, as a user's config would.
     jobs = planned_jobs(study_run, "--configfile", "extra.yaml", str(extra))
-    assert sorted({rule for rule, _ in jobs}) == ["all", "figures", "score_suite", "tables"]
+    assert sorted({rule for rule, _ in jobs}) == ["all", "figures", "score_suite", "table_pages", "tables"]
     assert sorted(out for rule, out in jobs if rule == "score_suite") == [
         "results/scores/mini/tiny-bi-2.parquet",
         "results/scores/mini/tiny-bi.parquet",
         "results/scores/mini/tiny-cross.parquet",
     ]
-    assert all("mini" in out for rule, out in jobs if rule in ("tables", "figures"))
+    assert all("mini" in out for rule, out in jobs if rule in ("tables", "figures", "table_pages"))
 
 
 def test_malformed_suite_fails_with_file_and_line(tmp_path, tiny_models):

@@ -1,8 +1,9 @@
 # Config lookups, input functions and wildcard constraints shared by every rule file.
 import os
 import re
+import shutil
+import subprocess
 import sys
-from glob import glob
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -61,7 +62,10 @@ def visible_gpus():
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
         return len([d for d in visible.split(",") if d.strip() and d.strip() != "-1"])
-    return len(glob("/dev/nvidia[0-9]*"))
+    if shutil.which("nvidia-smi") is None:
+        return 0
+    listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return listing.stdout.count("GPU ") if listing.returncode == 0 else 0
 
 
 # Locally, GPUs are only a counted resource: on a machine without one, GPU-tagged jobs run on
@@ -159,8 +163,54 @@ def suite_shards(wildcards):
     return suite_shard_targets(wildcards.suite)
 
 
-TABLE_NAMES = ["category_stats", "failure_rates", "bi_vs_cross", "separation"]
-FIGURE_NAMES = ["score_distributions", "category_means"]
+TABLE_NAMES = [
+    "category_stats",
+    "failure_rates",
+    "bi_vs_cross",
+    "separation",
+    "model_comparison",
+    "hardest_pairs",
+]
+# The forest plot (AUC with its DeLong interval per model and category) is the headline figure.
+FIGURE_NAMES = ["forest", "score_distributions", "category_means"]
+
+
+def table_page(suite, table):
+    """The HTML page folder of one study table, shown in the Snakemake report."""
+    return f"results/report/{suite}/{table}"
+
+
+def general_quality_block():
+    """The `general_quality` block, or None when it is absent or null (switched off)."""
+    return config.get("general_quality") or None
+
+
+def general_quality_suite():
+    """The suite whose mean adversarial AUC the general-quality scatter shows."""
+    return general_quality_block().get("suite") or next(iter(config["suites"]))
+
+
+def general_quality_scores(wildcards=None):
+    return [f"results/general_quality/{m}.parquet" for m in scoring_models()]
+
+
+def general_quality_separation(wildcards=None):
+    return f"results/tables/{general_quality_suite()}/separation.csv"
+
+
+def general_quality_data(wildcards):
+    return f"resources/datasets/{general_quality_block()['data']}"
+
+
+def general_quality_targets():
+    if general_quality_block() is None:
+        return []
+    return [
+        "results/tables/general_quality.csv",
+        "results/tables/general_quality.md",
+        "results/figures/general_quality.png",
+        "results/report/general_quality",
+    ]
 
 
 def study_targets():
@@ -173,7 +223,8 @@ def study_targets():
             for ext in ("csv", "md")
         ]
         out += [f"results/figures/{suite}/{f}.png" for f in FIGURE_NAMES]
-    return out
+        out += [table_page(suite, t) for t in TABLE_NAMES]
+    return out + general_quality_targets()
 
 
 def suite_shard_targets(suite):

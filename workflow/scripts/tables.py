@@ -1,9 +1,9 @@
-"""Rule tables -> pairbench.study.tables.write_suite_tables."""
+"""Rule tables -> pairbench.study.aggregate.write_suite_tables."""
 
 from pathlib import Path
 
 from pairbench.core.runtime import script_logging
-from pairbench.study.tables import write_suite_tables
+from pairbench.study.aggregate import write_suite_tables
 
 with script_logging(snakemake.log[0]):
     write_suite_tables(

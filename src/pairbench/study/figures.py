@@ -11,8 +11,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from pairbench.study.kinds import CROSS_KINDS  # noqa: E402
 from pairbench.study.suite import ADVERSARIAL_CATEGORIES, CATEGORIES  # noqa: E402
 from pairbench.study.tables import category_order, load_scores, models_in  # noqa: E402
+
+KIND_COLOURS = {"bi": "#1f77b4", "cross": "#d62728", "celi": "#9467bd"}
 
 
 def plot_score_distributions(scores: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:
@@ -70,7 +73,51 @@ def plot_category_means(scores: pl.DataFrame, path: str | os.PathLike, title: st
     plt.close(fig)
 
 
-def write_suite_figures(shard_paths, distributions_png, means_png, suite: str = "") -> None:
+def forest_rows(separation: pl.DataFrame) -> list[tuple[str, str]]:
+    """Models top to bottom: bi-encoders first, then cross-encoders and CELI, each by name."""
+    models = sorted(set(separation.select("model", "kind").iter_rows()), key=lambda mk: (mk[1] in CROSS_KINDS, mk[1], mk[0]))
+    return models[::-1]  # matplotlib draws the first row at the bottom
+
+
+def plot_forest(separation: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:
+    """One panel per adversarial category: each model's AUC with its 95% DeLong interval."""
+    categories = [c for c in ADVERSARIAL_CATEGORIES if c in set(separation["category"].to_list())]
+    models = forest_rows(separation)
+    ncols = min(3, max(1, len(categories)))
+    nrows = -(-len(categories) // ncols) or 1
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(4.2 * ncols, 0.32 * len(models) * nrows + 1.6 * nrows), squeeze=False, sharey=True
+    )
+    for ax, category in zip(axes.flat, categories):
+        sub = separation.filter(pl.col("category") == category)
+        for y, (model, kind) in enumerate(models):
+            row = sub.filter(pl.col("model") == model)
+            if row.is_empty():
+                continue
+            auc, low, high = row["auc"].item(), row["auc_low"].item(), row["auc_high"].item()
+            colour = KIND_COLOURS.get(kind, "#555555")
+            if low is not None and high is not None and low == low:
+                ax.plot([low, high], [y, y], color=colour, lw=1.6)
+            ax.plot([auc], [y], "o", color=colour, ms=5)
+        ax.axvline(0.5, color="grey", ls="--", lw=0.8)
+        ax.set_xlim(0.0, 1.02)
+        ax.set_title(category, fontsize=10)
+        ax.set_xlabel("AUC (positive control vs category)")
+        ax.grid(axis="x", alpha=0.3)
+    for ax in list(axes.flat)[len(categories) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_yticks(range(len(models)), [f"{m} ({k})" for m, k in models], fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_suite_figures(shard_paths, separation_csv, distributions_png, means_png, forest_png, suite: str = "") -> None:
     scores = load_scores(shard_paths)
+    separation = pl.read_csv(separation_csv)
+    plot_forest(separation, forest_png, title=f"Separation AUC with 95% DeLong interval: {suite}")
     plot_score_distributions(scores, distributions_png, title=f"Score distributions: {suite}")
     plot_category_means(scores, means_png, title=f"Mean score per category: {suite}")

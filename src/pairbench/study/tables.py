@@ -1,18 +1,23 @@
-"""Aggregation tables of the compositional study, each written as CSV and Markdown.
+"""Per-model tables of the compositional study, each written as CSV and Markdown.
 
-- ``category_stats``: model, kind, category, n, mean, sd, min, max of ``score`` (sd with ddof = 1).
-- ``failure_rates``: model, kind, category, threshold, n, failures, failure_rate: the share of
-  pairs with ``score >= threshold`` (for adversarial pairs, a high score is a failure).
-- ``bi_vs_cross``: per adversarial category, the mean score over bi-encoders' pairs and over
-  cross-encoders' pairs, their difference, Cohen's d (pooled SD) and the two-sided Mann-Whitney U p.
+- ``category_stats``: model, kind, category, n, mean, sd, min, max of ``score`` (sd with ddof = 1),
+  mean_low, mean_high: the 95% percentile bootstrap interval of the mean (10,000 resamples,
+  fixed seed ``stats.SEED``).
+- ``failure_rates``: model, kind, category, threshold, counts, n, failures, failure_rate,
+  below_threshold, share_below_threshold. A failure is a pair scored at or above the threshold
+  where a high score is wrong (adversarial pairs, negative controls, near misses); for
+  positive controls a high score is right, so they report the pairs scored *below* it instead.
+  ``counts`` says in words what the row counts.
 - ``separation``: per model and adversarial category, the AUC that a positive-control pair
-  outscores a pair of that category (threshold-free, so different output scales compare fairly).
+  outscores a pair of that category (threshold-free, so different output scales compare fairly),
+  with its 95% DeLong interval ``auc_low, auc_high``.
+
+The comparisons between models (``bi_vs_cross``, ``model_comparison``, ``hardest_pairs``) are
+in :mod:`pairbench.study.comparisons`; :mod:`pairbench.study.aggregate` writes them all.
 """
 
 from __future__ import annotations
 
-import math
-import os
 from pathlib import Path
 
 import polars as pl
@@ -20,9 +25,32 @@ import polars as pl
 from pairbench.core.errors import PairbenchError
 from pairbench.core.io import write_table
 from pairbench.study import stats
-from pairbench.study.kinds import BI_KINDS, CROSS_KINDS
 from pairbench.study.shards import read_shard
 from pairbench.study.suite import ADVERSARIAL_CATEGORIES, CATEGORIES, POSITIVE_CONTROL
+
+__all__ = [
+    "category_order",
+    "category_stats",
+    "failure_rates",
+    "load_scores",
+    "markdown_formats",
+    "models_in",
+    "separation",
+    "write_study_table",
+    "write_table",
+]
+
+# What a failure_rates row counts, by category (adversarial categories share the first line).
+COUNTS_ADVERSARIAL = "adversarial pairs scored >= threshold"
+COUNTS = {
+    "negative_control": "unrelated pairs (negative controls) scored >= threshold",
+    "near_miss": "near misses (one fact changed) scored >= threshold",
+    POSITIVE_CONTROL: "positive controls scored < threshold",
+}
+# Markdown formats: p-values in 3 significant digits (scientific notation when small, never
+# 0.0000); every other float with 4 decimals.
+P_VALUE_FORMAT = ".3g"
+FLOAT_FORMAT = ".4f"
 
 
 def load_scores(shard_paths) -> pl.DataFrame:
@@ -40,14 +68,40 @@ def models_in(scores: pl.DataFrame) -> list[tuple[str, str]]:
     return sorted(set(scores.select("model", "kind").iter_rows()))
 
 
+def category_scores(scores: pl.DataFrame, model: str, category: str):
+    return scores.filter((pl.col("model") == model) & (pl.col("category") == category))["score"].to_numpy()
+
+
 def category_stats(scores: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for model, kind in models_in(scores):
         sub = scores.filter(pl.col("model") == model)
         for category in category_order(sub["category"].unique().to_list()):
             values = sub.filter(pl.col("category") == category)["score"].to_numpy()
-            rows.append({"model": model, "kind": kind, "category": category, **stats.describe(values)})
+            low, high = stats.bootstrap_mean_interval(values)
+            rows.append(
+                {"model": model, "kind": kind, "category": category, **stats.describe(values), "mean_low": low, "mean_high": high}
+            )
     return pl.DataFrame(rows, schema_overrides={"n": pl.Int64})
+
+
+def failure_row(model: str, kind: str, category: str, threshold: float, values) -> dict:
+    n = len(values)
+    at_or_above = int((values >= threshold).sum())
+    below = n - at_or_above
+    positive = category == POSITIVE_CONTROL
+    return {
+        "model": model,
+        "kind": kind,
+        "category": category,
+        "threshold": float(threshold),
+        "counts": COUNTS.get(category, COUNTS_ADVERSARIAL),
+        "n": n,
+        "failures": None if positive else at_or_above,
+        "failure_rate": None if positive or not n else at_or_above / n,
+        "below_threshold": below if positive else None,
+        "share_below_threshold": (below / n if n else None) if positive else None,
+    }
 
 
 def failure_rates(scores: pl.DataFrame, thresholds) -> pl.DataFrame:
@@ -56,44 +110,10 @@ def failure_rates(scores: pl.DataFrame, thresholds) -> pl.DataFrame:
         sub = scores.filter(pl.col("model") == model)
         for category in category_order(sub["category"].unique().to_list()):
             values = sub.filter(pl.col("category") == category)["score"].to_numpy()
-            for threshold in thresholds:
-                failures = int((values >= threshold).sum())
-                rows.append(
-                    {
-                        "model": model,
-                        "kind": kind,
-                        "category": category,
-                        "threshold": float(threshold),
-                        "n": len(values),
-                        "failures": failures,
-                        "failure_rate": failures / len(values) if len(values) else math.nan,
-                    }
-                )
-    return pl.DataFrame(rows)
-
-
-def bi_vs_cross(scores: pl.DataFrame) -> pl.DataFrame:
-    rows = []
-    present = set(scores["category"].unique().to_list())
-    for category in [c for c in ADVERSARIAL_CATEGORIES if c in present]:
-        sub = scores.filter(pl.col("category") == category)
-        bi = sub.filter(pl.col("kind").is_in(BI_KINDS))["score"].to_numpy()
-        cross = sub.filter(pl.col("kind").is_in(CROSS_KINDS))["score"].to_numpy()
-        bi_mean = float(bi.mean()) if len(bi) else math.nan
-        cross_mean = float(cross.mean()) if len(cross) else math.nan
-        rows.append(
-            {
-                "category": category,
-                "n_bi": len(bi),
-                "n_cross": len(cross),
-                "bi_mean": bi_mean,
-                "cross_mean": cross_mean,
-                "difference": bi_mean - cross_mean,
-                "cohens_d": stats.cohens_d(bi, cross),
-                "mannwhitney_p": stats.mann_whitney_p(bi, cross),
-            }
-        )
-    return pl.DataFrame(rows, schema_overrides={"n_bi": pl.Int64, "n_cross": pl.Int64})
+            rows.extend(failure_row(model, kind, category, t, values) for t in thresholds)
+    schema = {"n": pl.Int64, "failures": pl.Int64, "failure_rate": pl.Float64}
+    schema |= {"below_threshold": pl.Int64, "share_below_threshold": pl.Float64}
+    return pl.DataFrame(rows, schema_overrides=schema)
 
 
 def separation(scores: pl.DataFrame) -> pl.DataFrame:
@@ -104,6 +124,7 @@ def separation(scores: pl.DataFrame) -> pl.DataFrame:
         present = set(sub["category"].unique().to_list())
         for category in [c for c in ADVERSARIAL_CATEGORIES if c in present]:
             other = sub.filter(pl.col("category") == category)["score"].to_numpy()
+            result = stats.delong(positive, other)
             rows.append(
                 {
                     "model": model,
@@ -111,22 +132,25 @@ def separation(scores: pl.DataFrame) -> pl.DataFrame:
                     "category": category,
                     "n_positive": len(positive),
                     "n_category": len(other),
-                    "auc": stats.auc(positive, other),
+                    "auc": result.auc,
+                    "auc_low": result.low,
+                    "auc_high": result.high,
                 }
             )
-    return pl.DataFrame(rows, schema_overrides={"n_positive": pl.Int64, "n_category": pl.Int64})
+    schema = {"model": pl.String, "kind": pl.String, "category": pl.String, "n_positive": pl.Int64}
+    schema |= {"n_category": pl.Int64, "auc": pl.Float64, "auc_low": pl.Float64, "auc_high": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
 
 
-def write_suite_tables(shard_paths, out_dir: str | os.PathLike, thresholds) -> dict[str, pl.DataFrame]:
-    """Build the four tables of one suite and write ``{name}.csv`` and ``{name}.md`` into ``out_dir``."""
-    scores = load_scores(shard_paths)
-    out_dir = Path(out_dir)
-    tables = {
-        "category_stats": category_stats(scores),
-        "failure_rates": failure_rates(scores, thresholds),
-        "bi_vs_cross": bi_vs_cross(scores),
-        "separation": separation(scores),
-    }
-    for name, frame in tables.items():
-        write_table(frame, out_dir / f"{name}.csv", out_dir / f"{name}.md")
-    return tables
+def markdown_formats(frame: pl.DataFrame) -> tuple[str, ...]:
+    """Per-column Markdown float formats: p-value columns (``*_p``, ``p_*``) in significant digits."""
+    return tuple(
+        P_VALUE_FORMAT if (name.endswith("_p") or name.startswith("p_")) else FLOAT_FORMAT for name in frame.columns
+    )
+
+
+def write_study_table(frame: pl.DataFrame, out_dir: Path, name: str, *, title: str | None = None, note: str | None = None):
+    """``{name}.csv`` and ``{name}.md`` in ``out_dir`` (p-values readable in the Markdown)."""
+    return write_table(
+        frame, out_dir / f"{name}.csv", out_dir / f"{name}.md", title=title, note=note, floatfmt=markdown_formats(frame)
+    )

@@ -1,0 +1,96 @@
+"""The study's tables as HTML pages for the Snakemake report.
+
+Each table becomes a folder holding ``index.html`` (registered in the rule with
+``report(directory(...), htmlindex="index.html")``), so the report shows it as a readable table
+and not only as a download. The page is plain HTML from tabulate (already a dependency): no
+scripts, no external styles, so it renders inside the report offline.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+import polars as pl
+from tabulate import tabulate
+
+from pairbench.core.io import atomic_path
+from pairbench.study.tables import markdown_formats
+
+STYLE = """
+body { font-family: system-ui, sans-serif; font-size: 14px; margin: 1em; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+th { background: #f0f0f0; position: sticky; top: 0; }
+td:first-child, th:first-child { text-align: left; }
+tr:nth-child(even) td { background: #fafafa; }
+p.note { max-width: 60em; color: #333; }
+"""
+
+# What each table holds, shown above it (the captions in workflow/report/ say more).
+NOTES = {
+    "category_stats": "Score per model and category: n, mean with its 95% percentile bootstrap interval "
+    "(mean_low, mean_high; 10,000 resamples, fixed seed), sample SD, min, max.",
+    "failure_rates": "A failure is a pair scored at or above the threshold where a high score is wrong "
+    "(adversarial pairs, negative controls, near misses). Positive controls report the share scored "
+    "below the threshold instead. The column counts says what each row counts.",
+    "bi_vs_cross": "Per adversarial category: the original study's comparison over pooled pairs "
+    "(not independent: every model scores the same pairs), then the comparison with models as the "
+    "unit (each model's AUC one observation; permutation test over the kind labels). Cite the "
+    "model-level columns.",
+    "separation": "AUC that a positive control outscores a pair of the category (ties count half), "
+    "with its 95% DeLong interval.",
+    "model_comparison": "DeLong's paired test of two models' AUCs on the same pairs (two-sided); "
+    "p_holm: Holm's adjustment over every row with a p-value.",
+    "hardest_pairs": "Adversarial pairs by the number of models that score them at or above the "
+    "model's own median positive-control score.",
+    "general_quality": "Pearson and Spearman correlation with the gold scores of a graded STS set, "
+    "scored with the same code as the suite.",
+}
+
+
+def display_frame(frame: pl.DataFrame) -> list[list[str]]:
+    """Rows as strings: p-values in significant digits, other floats with 4 decimals, missing empty."""
+    formats = markdown_formats(frame)
+    rows = []
+    for row in frame.iter_rows():
+        cells = []
+        for value, fmt in zip(row, formats):
+            if value is None or (isinstance(value, float) and value != value):
+                cells.append("")
+            elif isinstance(value, float):
+                cells.append(format(value, fmt))
+            else:
+                cells.append(str(value))
+        rows.append(cells)
+    return rows
+
+
+def table_page(frame: pl.DataFrame, title: str, note: str = "") -> str:
+    """One self-contained HTML page with the whole table."""
+    body = tabulate(display_frame(frame), headers=frame.columns, tablefmt="html", disable_numparse=True)
+    note_html = f'<p class="note">{html.escape(note)}</p>' if note else ""
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n"
+        f"<body><h2>{html.escape(title)}</h2>{note_html}\n{body}\n</body></html>\n"
+    )
+
+
+def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, title: str, name: str = "") -> Path:
+    """Read a study table's CSV and write ``folder/index.html`` atomically."""
+    frame = pl.read_csv(csv_path, infer_schema_length=None)
+    name = name or Path(csv_path).stem
+    with atomic_path(folder) as tmp:
+        tmp.mkdir(parents=True)
+        (tmp / "index.html").write_text(table_page(frame, title, NOTES.get(name, "")), encoding="utf-8")
+    return Path(folder)
+
+
+def write_table_pages(csv_paths, folders, suite: str = "") -> None:
+    """One page per table: ``csv_paths[i]`` -> ``folders[i]/index.html``."""
+    for csv_path, folder in zip(csv_paths, folders):
+        name = Path(csv_path).stem
+        title = f"{name} ({suite})" if suite else name
+        write_table_page(csv_path, folder, title, name)

@@ -1,0 +1,90 @@
+# General quality beside robustness: every study model (configured and trained) scores a graded
+# STS split with the suite's scoring code; one table and one scatter against the suite's AUCs.
+# Off when `general_quality` is absent or null.
+from pairbench.core.config import require_key
+from pairbench.core.errors import PairbenchError
+
+if general_quality_block() is not None:
+    try:
+        require_key(
+            workflow.configfiles,
+            ["general_quality", "data"],
+            general_quality_block()["data"],
+            config["datasets"],
+            "datasets",
+        )
+        require_key(
+            workflow.configfiles,
+            ["general_quality", "suite"],
+            general_quality_suite(),
+            config["suites"],
+            "suites",
+        )
+    except PairbenchError as err:
+        stop(err)
+
+    GENERAL_QUALITY_RESOURCES = (
+        general_quality_block().get("resources") or config["scoring"]
+    )
+
+    localrules:
+        general_quality,
+
+    rule score_general_quality:
+        input:
+            data=general_quality_data,
+            model=model_dir_input,
+        output:
+            "results/general_quality/{model}.parquet",
+        log:
+            f"{LOGS}/score_general_quality/{{model}}.log",
+        benchmark:
+            f"{BENCH}/score_general_quality/{{model}}.tsv"
+        wildcard_constraints:
+            model=alternatives(scoring_models()),
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: GENERAL_QUALITY_RESOURCES["threads"]
+        resources:
+            gpu=gpus(GENERAL_QUALITY_RESOURCES["gpu"]),
+            mem_mb=GENERAL_QUALITY_RESOURCES["mem_mb"],
+            runtime=GENERAL_QUALITY_RESOURCES["runtime"],
+        params:
+            model=model_settings,
+            split=general_quality_block()["split"],
+            score_max=general_quality_block()["score_max"],
+        script:
+            "../scripts/score_general_quality.py"
+
+    rule general_quality:
+        input:
+            scores=general_quality_scores,
+            separation=general_quality_separation,
+        output:
+            csv="results/tables/general_quality.csv",
+            md="results/tables/general_quality.md",
+            figure=report(
+                "results/figures/general_quality.png",
+                caption="../report/general_quality.rst",
+                category="Compositional study",
+                subcategory="General quality",
+            ),
+            page=report(
+                directory("results/report/general_quality"),
+                htmlindex="index.html",
+                caption="../report/table_general_quality.rst",
+                category="Compositional study",
+                subcategory="General quality",
+            ),
+        log:
+            f"{LOGS}/general_quality.log",
+        benchmark:
+            f"{BENCH}/general_quality.tsv"
+        conda:
+            "../../envs/pairbench.yaml"
+        params:
+            data=general_quality_block()["data"],
+            split=general_quality_block()["split"],
+            suite=general_quality_suite(),
+        script:
+            "../scripts/general_quality.py"
