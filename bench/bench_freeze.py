@@ -1,10 +1,10 @@
-"""Benchmark of the latent cache (issue 4): sentences/s against a plain ``model(**batch)`` loop.
+"""Benchmark of the latent cache: sentences/s against a plain ``model(**batch)`` loop.
 
 Both sides see the same distinct sentences, batch size, max_length, threads and model:
 
 - plain:  sentences in set order, ``tokenizer(batch, padding=True)`` then ``model(**batch)`` under
           ``torch.no_grad()`` (last hidden state only, nothing pooled or stored);
-- cache:  :func:`pairbench.latents.extract_latents` end to end (token-length pass, length-sorted
+- cache:  :func:`pairbench.frozen_features.latents.extract_latents` end to end (token-length pass, length-sorted
           batches, ``inference_mode``, every hidden state pooled, float16 written to disk).
 
 Repetitions alternate (plain, cache, plain, cache, ...) so that load from other processes hits
@@ -43,7 +43,7 @@ def plain_loop(model_dir: Path, sentences: list[str], batch_size: int, max_lengt
 def cache_run(model_dir: Path, sentences: list[str], batch_size: int, max_length: int, out: Path) -> tuple[float, int, list]:
     import numpy as np
 
-    from pairbench.latents import LAYERS_FILE, extract_latents
+    from pairbench.frozen_features.latents import LAYERS_FILE, extract_latents
 
     lm = {"pooling": "mean", "dtype": "float32", "cache_dtype": "float16", "batch_size": batch_size,
           "max_length": max_length, "device": "cpu"}
@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--out", default="results/bench/freeze_extraction.json")
     args = parser.parse_args()
 
-    from pairbench.latents import read_sentence_set
+    from pairbench.frozen_features.sentences import read_sentence_set
     from pairbench.core.sources import locate_local, parse_source
 
     torch.set_num_threads(args.threads)

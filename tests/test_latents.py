@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from pairbench import latents
-from pairbench.latents import LatentCache, extract_latents, forward_pooled, pool_hidden, read_sentence_set
+from pairbench.frozen_features import latents
+from pairbench.frozen_features.latents import LatentCache, extract_latents, forward_pooled, pool_hidden
+from pairbench.frozen_features.sentences import read_sentence_set
 
 SENTENCES = [
     "A man is playing a guitar.",

@@ -20,18 +20,32 @@ def stop(err):
     sys.exit(f"pairbench: {err}")
 
 
-# The one validation path: renamed keys first (a one-line pointer to the new key), then the whole
-# config against config.schema.yaml (stage schemas referenced from it, defaults filled in).
-try:
-    check_renamed_keys(config, workflow.configfiles)
+def validated(block, schema, prefix=()):
+    """`block` checked against `schema` with Snakemake's validate() (defaults filled in).
+
+    A failure becomes one line naming the config file, line and key (pairbench.core.config).
+    """
     try:
-        validate(config, schema="../schemas/config.schema.yaml")
+        validate(block, schema=schema)
     except WorkflowError as err:
         # validate() raises WorkflowError while handling jsonschema's ValidationError.
         cause = err.__context__
         if not hasattr(cause, "absolute_path"):
             raise
+        cause.path.extendleft(reversed(prefix))
         raise schema_error(cause, workflow.configfiles) from None
+    return block
+
+
+# The one validation path: renamed keys first (a one-line pointer to the new key), then the whole
+# config, then each training stage's block against its own schema file. Each schema is read once.
+# (A stage schema is not $ref'd from config.schema.yaml: jsonschema would validate a whole-file
+# reference with a plain validator that fills no defaults.)
+try:
+    check_renamed_keys(config, workflow.configfiles)
+    validated(config, "../schemas/config.schema.yaml")
+    for _stage, _block in config["training"].items():
+        validated(_block, f"../schemas/{_stage}.schema.yaml", ("training", _stage))
     # `enabled: false` drops a model merged in from another config file.
     config["models"] = {
         k: b for k, b in config["models"].items() if b.pop("enabled", True)

@@ -1,17 +1,19 @@
-# Training stage 2 (issue 4): per-layer latents of a frozen language model, cached once per
-# (lm, sentence set); layerwise autoencoders pretrained on them; a siamese layerwise STS model
-# trained on the cached latents of the STS sentences; the study's ablation progression.
+# Training stage 2 (docs/frozen_features.md): per-layer latents of a frozen language model, cached
+# once per (lm, sentence set); layerwise autoencoders pretrained on them; a siamese layerwise STS
+# model trained on the cached latents of the STS sentences; the study's ablation progression.
 # Caches depend only on (lm, set): adding or changing a run never recomputes one.
-from pairbench.freeze import plan_stage as plan_freeze_stage
+from pairbench.frozen_features.config import plan_stage as plan_freeze_stage
 
 if "freeze" in config["training"]:
-    validate(config["training"]["freeze"], schema="../schemas/freeze.schema.yaml")
     FZ = config["training"]["freeze"]
     FZ_RES = FZ["resources"]
     FZ_LMS = FZ["lms"]
-    FZ_RUNS = FZ["runs"]
     # Lookups computed once (cross-references checked; each run's STS data is the set {data}-pairs).
-    FZ_PLAN = plan_freeze_stage(FZ, config["datasets"])
+    try:
+        FZ_PLAN = plan_freeze_stage(FZ, config["datasets"], workflow.configfiles)
+    except PairbenchError as err:
+        stop(err)
+    FZ_RUNS = FZ_PLAN["runs"]
     FZ_SETS = FZ_PLAN["sets"]
     FZ_LM_DIRS = {
         lm: register_base_model(block["source"]) for lm, block in FZ_LMS.items()
@@ -35,11 +37,11 @@ if "freeze" in config["training"]:
             set=alternatives(FZ_SETS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["threads"]
+        threads: FZ_RES["latents"]["threads"]
         resources:
-            gpu=FZ_RES["gpu"],
-            mem_mb=FZ_RES["mem_mb"],
-            runtime=FZ_RES["runtime"],
+            gpu=gpus(FZ_RES["latents"]["gpu"]),
+            mem_mb=FZ_RES["latents"]["mem_mb"],
+            runtime=FZ_RES["latents"]["runtime"],
         params:
             lm=lambda wildcards: FZ_LMS[wildcards.lm],
             sentence_set=lambda wildcards: FZ_SETS[wildcards.set],
@@ -60,7 +62,7 @@ if "freeze" in config["training"]:
             figure=report(
                 "results/figures/freeze/{run}/autoencoder_loss.png",
                 caption="../report/freeze_autoencoder_loss.rst",
-                category="Training: frozen features",
+                category="Frozen-feature training",
                 subcategory="{run}",
             ),
         log:
@@ -71,15 +73,19 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train_threads"]
+        threads: FZ_RES["pretrain"]["threads"]
         resources:
-            gpu=FZ_RES["gpu"],
-            mem_mb=FZ_RES["mem_mb"],
-            runtime=FZ_RES["runtime"],
+            gpu=gpus(FZ_RES["pretrain"]["gpu"]),
+            mem_mb=FZ_RES["pretrain"]["mem_mb"],
+            runtime=FZ_RES["pretrain"]["runtime"],
         params:
             # Only what the autoencoders depend on: STS settings never retrain them.
             ae=lambda wildcards: FZ_PLAN["ae_params"][wildcards.run],
-            device=FZ_RES["device"],
+            device=lambda wildcards: FZ_RUNS[wildcards.run]["device"],
+            keep_checkpoints=lambda wildcards: FZ_RUNS[wildcards.run][
+                "keep_checkpoints"
+            ],
+            smoke=lambda wildcards: FZ_RUNS[wildcards.run]["smoke"],
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/autoencoders",
         script:
             "../scripts/freeze_pretrain.py"
@@ -102,14 +108,13 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train_threads"]
+        threads: FZ_RES["train"]["threads"]
         resources:
-            gpu=FZ_RES["train_gpu"],
-            mem_mb=FZ_RES["mem_mb"],
-            runtime=FZ_RES["runtime"],
+            gpu=gpus(FZ_RES["train"]["gpu"]),
+            mem_mb=FZ_RES["train"]["mem_mb"],
+            runtime=FZ_RES["train"]["runtime"],
         params:
             run=lambda wildcards: FZ_RUNS[wildcards.run],
-            device=FZ_RES["device"],
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/run",
         script:
             "../scripts/freeze_train.py"
@@ -129,13 +134,13 @@ if "freeze" in config["training"]:
             progression_png=report(
                 "results/figures/freeze/{run}/progression.png",
                 caption="../report/freeze_progression.rst",
-                category="Training: frozen features",
+                category="Frozen-feature training",
                 subcategory="{run}",
             ),
             layer_cosine_png=report(
                 "results/figures/freeze/{run}/layer_cosine.png",
                 caption="../report/freeze_layer_cosine.rst",
-                category="Training: frozen features",
+                category="Frozen-feature training",
                 subcategory="{run}",
             ),
         log:
@@ -146,14 +151,13 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_PLAN["ablation_runs"]),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train_threads"]
+        threads: FZ_RES["train"]["threads"]
         resources:
-            gpu=FZ_RES["train_gpu"],
-            mem_mb=FZ_RES["mem_mb"],
-            runtime=FZ_RES["runtime"],
+            gpu=gpus(FZ_RES["train"]["gpu"]),
+            mem_mb=FZ_RES["train"]["mem_mb"],
+            runtime=FZ_RES["train"]["runtime"],
         params:
             run=lambda wildcards: FZ_RUNS[wildcards.run],
-            device=FZ_RES["device"],
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/ablation",
         script:
             "../scripts/freeze_ablation.py"

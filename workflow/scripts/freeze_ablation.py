@@ -1,9 +1,9 @@
-"""Rule freeze_ablation -> pairbench.freeze.run_ablation."""
+"""Rule freeze_ablation -> pairbench.frozen_features.ablation.run_ablation."""
 
 from pathlib import Path
 
-from pairbench.freeze import run_ablation
 from pairbench.core.runtime import script_logging
+from pairbench.frozen_features.ablation import run_ablation
 
 out = snakemake.output
 with script_logging(snakemake.log[0]):
@@ -21,5 +21,4 @@ with script_logging(snakemake.log[0]):
         out_figures={"progression": out.progression_png, "layer_cosine": out.layer_cosine_png},
         checkpoint_dir=snakemake.params.checkpoints,
         threads=snakemake.threads,
-        device=snakemake.params.device,
     )

@@ -1,7 +1,7 @@
-"""Rule freeze_latents -> pairbench.latents.build_latent_cache."""
+"""Rule freeze_latents -> pairbench.frozen_features.latents.build_latent_cache."""
 
-from pairbench.latents import build_latent_cache
 from pairbench.core.runtime import script_logging
+from pairbench.frozen_features.latents import build_latent_cache
 
 with script_logging(snakemake.log[0]):
     build_latent_cache(

@@ -1,9 +1,9 @@
-"""Rule freeze_pretrain -> pairbench.freeze.pretrain_from_config."""
+"""Rule freeze_pretrain -> pairbench.frozen_features.autoencoders.pretrain_from_config."""
 
 from pathlib import Path
 
-from pairbench.freeze import pretrain_from_config
 from pairbench.core.runtime import script_logging
+from pairbench.frozen_features.autoencoders import pretrain_from_config
 
 with script_logging(snakemake.log[0]):
     pretrain_from_config(
@@ -13,4 +13,6 @@ with script_logging(snakemake.log[0]):
         checkpoint_dir=snakemake.params.checkpoints,
         threads=snakemake.threads,
         device=snakemake.params.device,
+        keep_checkpoints=snakemake.params.keep_checkpoints,
+        smoke=snakemake.params.smoke,
     )

@@ -1,9 +1,9 @@
-"""Rule freeze_train -> pairbench.freeze.train_run."""
+"""Rule freeze_train -> pairbench.frozen_features.train.train_run."""
 
 from pathlib import Path
 
-from pairbench.freeze import train_run
 from pairbench.core.runtime import script_logging
+from pairbench.frozen_features.train import train_run
 
 with script_logging(snakemake.log[0]):
     train_run(
@@ -17,5 +17,4 @@ with script_logging(snakemake.log[0]):
         predictions_path=snakemake.output.predictions,
         checkpoint_dir=snakemake.params.checkpoints,
         threads=snakemake.threads,
-        device=snakemake.params.device,
     )

@@ -1,4 +1,4 @@
-"""Per-layer latent cache of a frozen language model (training stage 2, issue 4).
+"""Per-layer latent cache of a frozen language model.
 
 For one (language model, sentence set) pair, :func:`build_latent_cache` runs the frozen model once
 over every distinct sentence and stores, for every hidden state (embeddings + each layer, from
@@ -23,7 +23,6 @@ killed job resumes where it stopped) and the finished folder is renamed into pla
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import logging
@@ -31,11 +30,14 @@ import os
 import shutil
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from pairbench.core.errors import ConfigError, PairbenchError
+from pairbench.core.io import atomic_write_json, fingerprint
+from pairbench.frozen_features.sentences import read_sentence_set
 
 log = logging.getLogger(__name__)
 
@@ -44,112 +46,16 @@ INDEX_FILE = "sentences.parquet"
 META_FILE = "meta.json"
 DONE_FILE = "done.json"
 PROGRESS_FILE = "progress.json"
+CACHE_FILES = (LAYERS_FILE, INDEX_FILE, META_FILE)
 POOLINGS = ("auto", "last", "mean", "first")
 CACHE_DTYPES = {"float16": np.float16, "float32": np.float32}
+# The progress file is rewritten every FLUSH_EVERY_S seconds or FLUSH_EVERY_BATCHES batches,
+# whichever comes first: a killed job loses at most that much work.
+FLUSH_EVERY_S = 30.0
+FLUSH_EVERY_BATCHES = 50
 
 # ---------------------------------------------------------------------------------------------
-# Sentence sets
-# ---------------------------------------------------------------------------------------------
-
-
-def _distinct(sentences: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for s in sentences:
-        s = str(s).strip() if s is not None else ""
-        if s and s not in seen:
-            seen[s] = None
-    return list(seen)
-
-
-def _read_text_lines(path: Path) -> list[str]:
-    with open(path, encoding="utf-8") as handle:
-        return [line.rstrip("\n\r") for line in handle]
-
-
-def _read_table(path: Path, columns: Sequence[str]) -> list[str]:
-    import polars as pl
-
-    if path.suffix == ".parquet":
-        frame = pl.read_parquet(path)
-    else:
-        sep = "\t" if path.suffix == ".tsv" else ","
-        frame = pl.read_csv(path, separator=sep, quote_char=None if sep == "\t" else '"', infer_schema=False)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise PairbenchError(
-            f"{path}: no column(s) {missing} (has {frame.columns}); set `columns:` of this sentence set, "
-            "or `format: text` for one sentence per line"
-        )
-    out: list[str] = []
-    for column in columns:
-        out += [s for s in frame[column].cast(str).to_list() if s is not None]
-    return out
-
-
-def _file_format(path: Path, fmt: str) -> str:
-    if fmt != "auto":
-        return fmt
-    return "table" if path.suffix in (".tsv", ".csv", ".parquet") else "text"
-
-
-def read_sentence_set(spec: dict, dataset_dir: str | os.PathLike | None = None) -> list[str]:
-    """The distinct sentences of a sentence set (config block under ``training.freeze.sentence_sets``).
-
-    A set reads either local ``files`` (``.txt`` or any other text file: one sentence per line;
-    ``.tsv``/``.csv`` with a header, or ``.parquet``: the given ``columns``) or the ``splits`` of
-    a materialised dataset folder (``dataset_dir``, from the top-level ``datasets:``). ``format:
-    sts`` reads STS pairs with :func:`pairbench.core.sts_data.load_sts_split` (headerless STS-B CSVs
-    included). ``sample: N`` keeps a seeded random sample of N distinct sentences.
-    """
-    fmt = spec.get("format", "auto")
-    columns = list(spec.get("columns") or ["sentence1", "sentence2"])
-    sentences: list[str] = []
-    if spec.get("files"):
-        for name in spec["files"]:
-            path = Path(name)
-            if not path.exists():
-                raise PairbenchError(f"sentence set file {path} does not exist (paths are relative to {Path.cwd()})")
-            kind = _file_format(path, fmt)
-            if kind == "sts":
-                from pairbench.core.sts_data import load_sts_split
-
-                frame = load_sts_split(path.parent, path.stem, score_max=spec.get("score_max", 5))
-                sentences += frame["sentence1"].to_list() + frame["sentence2"].to_list()
-            elif kind == "table":
-                sentences += _read_table(path, columns)
-            else:
-                sentences += _read_text_lines(path)
-    elif dataset_dir is not None:
-        folder = Path(dataset_dir)
-        splits = spec.get("splits") or ["train"]
-        for split in splits:
-            if fmt == "sts":
-                from pairbench.core.sts_data import load_sts_split
-
-                frame = load_sts_split(folder, split, score_max=spec.get("score_max", 5))
-                sentences += frame["sentence1"].to_list() + frame["sentence2"].to_list()
-                continue
-            candidates = [folder / f"{split}.{ext}" for ext in ("parquet", "tsv", "csv", "txt")]
-            path = next((p for p in candidates if p.exists()), None)
-            if path is None:
-                raise PairbenchError(f"{folder}: no file for split {split!r} (tried {[p.name for p in candidates]})")
-            kind = _file_format(path, fmt)
-            sentences += _read_table(path, columns) if kind == "table" else _read_text_lines(path)
-    else:
-        raise ConfigError("a sentence set needs `files:` or `dataset:`")
-    sentences = _distinct(sentences)
-    if not sentences:
-        raise PairbenchError(f"sentence set {spec} holds no sentences")
-    sample = spec.get("sample")
-    if sample and sample < len(sentences):
-        rng = np.random.default_rng(int(spec.get("seed", 0)))
-        keep = np.sort(rng.choice(len(sentences), size=int(sample), replace=False))
-        sentences = [sentences[i] for i in keep]
-    return sentences
-
-
-# ---------------------------------------------------------------------------------------------
-# Model, pooling, batched extraction
+# Model, pooling, batched forward passes
 # ---------------------------------------------------------------------------------------------
 
 
@@ -197,10 +103,10 @@ def pool_hidden(hidden, mask, pooling: str):
     return hidden[torch.arange(hidden.shape[0], device=hidden.device), index]
 
 
-def load_frozen_lm(model_dir: str | os.PathLike, *, dtype: str = "auto", device: str = "auto",
-                   padding_side: str | None = None, trust_remote_code: bool = False):
+def load_frozen_lm(model_dir: str | os.PathLike, *, dtype: str, device: str, padding_side: str | None = None,
+                   trust_remote_code: bool = False):
     """A frozen ``AutoModel`` (eval mode, no gradients) and its tokenizer (with a pad token)."""
-    import torch
+    import torch  # noqa: F401 - transformers needs it loaded
     from transformers import AutoModel, AutoTokenizer
 
     from pairbench.core.runtime import resolve_dtype, select_device
@@ -217,7 +123,7 @@ def load_frozen_lm(model_dir: str | os.PathLike, *, dtype: str = "auto", device:
     return model, tokenizer, device
 
 
-def _accepts(model, name: str) -> bool:
+def accepts_argument(model, name: str) -> bool:
     try:
         return name in inspect.signature(model.forward).parameters
     except (TypeError, ValueError):
@@ -233,7 +139,7 @@ def forward_pooled(model, batch: dict, pooling: str):
     import torch
 
     inputs = dict(batch)
-    if _accepts(model, "position_ids") and "position_ids" not in inputs:
+    if accepts_argument(model, "position_ids") and "position_ids" not in inputs:
         inputs["position_ids"] = (inputs["attention_mask"].long().cumsum(-1) - 1).clamp(min=0)
     out = model(**inputs, output_hidden_states=True, return_dict=True)
     hidden = out.hidden_states
@@ -267,22 +173,119 @@ def iter_pooled(model, tokenizer, sentences: Sequence[str], order: np.ndarray, *
             yield first, pooled.float().cpu().numpy()
 
 
-def _fingerprint(sentences: Sequence[str], settings: dict) -> str:
-    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
-    for s in sentences:
-        digest.update(s.encode("utf-8") + b"\0")
-    return digest.hexdigest()[:20]
+# ---------------------------------------------------------------------------------------------
+# Extraction
+# ---------------------------------------------------------------------------------------------
 
 
-def _write_json_atomic(path: Path, payload: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+@dataclass
+class Extraction:
+    """One extraction job: the model, the sentences in processing order, and where they go."""
+
+    model: object
+    tokenizer: object
+    device: str
+    sentences: Sequence[str]
+    lengths: np.ndarray
+    order: np.ndarray
+    settings: dict
+    fingerprint: str
+    shape: tuple[int, int, int]
+    work: Path
+
+
+def prepare_extraction(model_dir, sentences: Sequence[str], lm: dict, work: Path) -> Extraction:
+    """Load the frozen model, count tokens, sort longest first and fingerprint the job."""
+    from pairbench.core.sources import read_manifest
+
+    cache_dtype = lm["cache_dtype"]
+    if cache_dtype not in CACHE_DTYPES:
+        raise ConfigError(f"cache_dtype must be one of {sorted(CACHE_DTYPES)}, got {cache_dtype!r}")
+    model, tokenizer, device = load_frozen_lm(
+        model_dir, dtype=lm["dtype"], device=lm["device"], padding_side=lm.get("padding_side"),
+        trust_remote_code=bool(lm.get("trust_remote_code")),
+    )
+    pooling = resolve_pooling(lm["pooling"], model.config)
+    max_length = lm.get("max_length")
+    lengths = token_lengths(tokenizer, sentences, max_length)
+    # Longest first (stable, so equal lengths keep their set order).
+    order = np.argsort(-lengths, kind="stable")
+    settings = {
+        "model": read_manifest(model_dir).get("revision") or str(Path(model_dir).resolve()),
+        "pooling": pooling, "dtype": lm["dtype"], "cache_dtype": cache_dtype,
+        "batch_size": int(lm["batch_size"]), "max_length": max_length, "padding_side": tokenizer.padding_side,
+    }
+    n_layers = int(getattr(model.config, "num_hidden_layers", 0)) + 1
+    shape = (n_layers, len(sentences), int(model.config.hidden_size))
+    # The historical cache fingerprint: settings then every sentence, 20 hex digits.
+    key = fingerprint(settings, texts=sentences, length=20)
+    return Extraction(model, tokenizer, device, sentences, lengths, order, settings, key, shape, work)
+
+
+def open_work_layers(job: Extraction) -> tuple[np.ndarray, int]:
+    """The memory-mapped ``layers.npy`` in the work folder and the first row still to compute."""
+    progress_path = job.work / PROGRESS_FILE
+    start = 0
+    if progress_path.exists():
+        progress = json.loads(progress_path.read_text(encoding="utf-8"))
+        if progress.get("fingerprint") == job.fingerprint and (job.work / LAYERS_FILE).exists():
+            start = int(progress["rows_done"])
+            log.info("resuming the latent cache at row %d of %d (%s)", start, len(job.sentences), job.work)
+    if start == 0:
+        shutil.rmtree(job.work, ignore_errors=True)
+        job.work.mkdir(parents=True)
+        dtype = CACHE_DTYPES[job.settings["cache_dtype"]]
+        return np.lib.format.open_memmap(job.work / LAYERS_FILE, mode="w+", dtype=dtype, shape=job.shape), 0
+    layers = np.load(job.work / LAYERS_FILE, mmap_mode="r+")
+    if layers.shape != job.shape:
+        raise PairbenchError(f"{job.work / LAYERS_FILE}: shape {layers.shape}, expected {job.shape}; delete {job.work}")
+    return layers, start
+
+
+def stream_batches(job: Extraction, layers: np.ndarray, start: int, *, label: str, flush_every_s: float) -> None:
+    """Fill ``layers`` from row ``start`` on, recording progress so that a killed job resumes."""
+    from pairbench.core.progress import Progress
+
+    progress = Progress(label, len(job.sentences), unit="sentences", start_at=start)
+    last_flush, batches = time.perf_counter(), 0
+    for first, pooled in iter_pooled(job.model, job.tokenizer, job.sentences, job.order,
+                                     pooling=job.settings["pooling"], batch_size=job.settings["batch_size"],
+                                     max_length=job.settings["max_length"], device=job.device, start=start):
+        if pooled.shape[0] != job.shape[0]:
+            raise PairbenchError(f"model returned {pooled.shape[0]} hidden states, expected {job.shape[0]}")
+        layers[:, first : first + pooled.shape[1], :] = pooled
+        done = first + pooled.shape[1]
+        batches += 1
+        progress.update(done)
+        if time.perf_counter() - last_flush > flush_every_s or batches >= FLUSH_EVERY_BATCHES:
+            layers.flush()
+            atomic_write_json(job.work / PROGRESS_FILE, {"fingerprint": job.fingerprint, "rows_done": done}, sort_keys=True)
+            last_flush, batches = time.perf_counter(), 0
+    layers.flush()
+
+
+def finish_cache(job: Extraction, out_dir: Path, meta: dict) -> None:
+    """Write the index and metadata, rename the work folder into place, then the done marker."""
+    import polars as pl
+
+    pl.DataFrame({
+        "row": np.arange(len(job.sentences), dtype=np.int64),
+        "sentence": [job.sentences[i] for i in job.order],
+        "n_tokens": job.lengths[job.order].astype(np.int32),
+        "order": job.order.astype(np.int64),
+    }).write_parquet(job.work / INDEX_FILE)
+    meta["bytes"] = int((job.work / LAYERS_FILE).stat().st_size)
+    atomic_write_json(job.work / META_FILE, meta, sort_keys=True)
+    (job.work / PROGRESS_FILE).unlink(missing_ok=True)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(job.work, out_dir)
+    atomic_write_json(out_dir / DONE_FILE, {"fingerprint": job.fingerprint, "n_sentences": len(job.sentences)}, sort_keys=True)
 
 
 def extract_latents(model_dir: str | os.PathLike, sentences: Sequence[str], out_dir: str | os.PathLike, *,
                     lm: dict, work_dir: str | os.PathLike | None = None, names: dict | None = None,
-                    flush_every_s: float = 30.0) -> dict:
+                    flush_every_s: float = FLUSH_EVERY_S) -> dict:
     """Write the latent cache of ``sentences`` into ``out_dir``; return its metadata.
 
     ``lm`` is the config block of the language model (``pooling``, ``dtype``, ``cache_dtype``,
@@ -290,97 +293,31 @@ def extract_latents(model_dir: str | os.PathLike, sentences: Sequence[str], out_
     ``work_dir`` (a checkpoint folder) receives the files while they are written; a rerun with the
     same sentences and settings resumes from its progress file. The final folder appears at once.
     """
-    import polars as pl
-
     from pairbench.core.runtime import library_versions
-    from pairbench.core.sources import read_manifest
 
     out_dir = Path(out_dir)
     work = Path(work_dir) if work_dir else out_dir.with_name(out_dir.name + ".partial")
-    cache_dtype = lm.get("cache_dtype", "float16")
-    if cache_dtype not in CACHE_DTYPES:
-        raise ConfigError(f"cache_dtype must be one of {sorted(CACHE_DTYPES)}, got {cache_dtype!r}")
-    batch_size = int(lm.get("batch_size", 32))
-    max_length = lm.get("max_length")
-    model, tokenizer, device = load_frozen_lm(
-        model_dir, dtype=lm.get("dtype", "auto"), device=lm.get("device", "auto"),
-        padding_side=lm.get("padding_side"), trust_remote_code=lm.get("trust_remote_code", False),
-    )
-    pooling = resolve_pooling(lm.get("pooling", "auto"), model.config)
     t0 = time.perf_counter()
-    lengths = token_lengths(tokenizer, sentences, max_length)
-    # Longest first (stable, so equal lengths keep their set order).
-    order = np.argsort(-lengths, kind="stable")
-    n_layers = int(getattr(model.config, "num_hidden_layers", 0)) + 1
-    dim = int(model.config.hidden_size)
-    settings = {
-        "model": read_manifest(model_dir).get("revision") or str(Path(model_dir).resolve()),
-        "pooling": pooling, "dtype": lm.get("dtype", "auto"), "cache_dtype": cache_dtype,
-        "batch_size": batch_size, "max_length": max_length, "padding_side": tokenizer.padding_side,
-    }
-    fingerprint = _fingerprint(sentences, settings)
-    progress_path = work / PROGRESS_FILE
-    start = 0
-    shape = (n_layers, len(sentences), dim)
-    if progress_path.exists():
-        progress = json.loads(progress_path.read_text(encoding="utf-8"))
-        if progress.get("fingerprint") == fingerprint and (work / LAYERS_FILE).exists():
-            start = int(progress["rows_done"])
-            log.info("resuming the latent cache at row %d of %d (%s)", start, len(sentences), work)
-    if start == 0:
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-        layers = np.lib.format.open_memmap(work / LAYERS_FILE, mode="w+", dtype=CACHE_DTYPES[cache_dtype], shape=shape)
-    else:
-        layers = np.load(work / LAYERS_FILE, mmap_mode="r+")
-        if layers.shape != shape:
-            raise PairbenchError(f"{work / LAYERS_FILE}: shape {layers.shape}, expected {shape}; delete {work}")
+    job = prepare_extraction(model_dir, sentences, lm, work)
+    layers, start = open_work_layers(job)
+    n_layers, _, dim = job.shape
     log.info("latents: %d sentences, %d hidden states of dim %d, pooling %s, batch %d, device %s",
-             len(sentences), n_layers, dim, pooling, batch_size, device)
-    last_flush = time.perf_counter()
+             len(sentences), n_layers, dim, job.settings["pooling"], job.settings["batch_size"], job.device)
+    label = "freeze_latents " + "/".join(str(v) for v in (names or {}).values()) if names else "freeze_latents"
     t_model = time.perf_counter()
-    done = start
-    for first, pooled in iter_pooled(model, tokenizer, sentences, order, pooling=pooling, batch_size=batch_size,
-                                     max_length=max_length, device=device, start=start):
-        if pooled.shape[0] != n_layers:
-            raise PairbenchError(f"model returned {pooled.shape[0]} hidden states, expected {n_layers}")
-        layers[:, first : first + pooled.shape[1], :] = pooled
-        done = first + pooled.shape[1]
-        if time.perf_counter() - last_flush > flush_every_s:
-            layers.flush()
-            _write_json_atomic(progress_path, {"fingerprint": fingerprint, "rows_done": done})
-            log.info("latents: %d / %d sentences", done, len(sentences))
-            last_flush = time.perf_counter()
-    layers.flush()
+    stream_batches(job, layers, start, label=label.strip(), flush_every_s=flush_every_s)
     del layers
     elapsed_model = time.perf_counter() - t_model
-    pl.DataFrame({
-        "row": np.arange(len(sentences), dtype=np.int64),
-        "sentence": [sentences[i] for i in order],
-        "n_tokens": lengths[order].astype(np.int32),
-        "order": order.astype(np.int64),
-    }).write_parquet(work / INDEX_FILE)
     meta = {
-        **(names or {}),
-        **settings,
-        "model_dir": str(model_dir),
-        "model_type": model.config.model_type,
-        "n_layers": n_layers,
-        "n_sentences": len(sentences),
-        "dim": dim,
-        "fingerprint": fingerprint,
-        "resumed_at_row": start,
+        **(names or {}), **job.settings,
+        "model_dir": str(model_dir), "model_type": job.model.config.model_type,
+        "n_layers": n_layers, "n_sentences": len(sentences), "dim": dim,
+        "fingerprint": job.fingerprint, "resumed_at_row": start,
         "seconds": round(time.perf_counter() - t0, 3),
         "sentences_per_second": round((len(sentences) - start) / max(elapsed_model, 1e-9), 2),
-        "bytes": int((work / LAYERS_FILE).stat().st_size),
         "versions": library_versions(),
     }
-    _write_json_atomic(work / META_FILE, meta)
-    progress_path.unlink(missing_ok=True)
-    shutil.rmtree(out_dir, ignore_errors=True)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(work, out_dir)
-    _write_json_atomic(out_dir / DONE_FILE, {"fingerprint": fingerprint, "n_sentences": len(sentences)})
+    finish_cache(job, out_dir, meta)
     log.info("latents written to %s: %.1f sentences/s, %.1f MB", out_dir, meta["sentences_per_second"], meta["bytes"] / 1e6)
     return meta
 
@@ -401,6 +338,10 @@ def build_latent_cache(*, model_dir, lm: dict, sentence_set: dict, dataset_dir=N
 # ---------------------------------------------------------------------------------------------
 
 
+def rebuild_hint(folder: Path) -> str:
+    return f"rebuild it with: snakemake --cores 2 --forcerun freeze_latents {folder / DONE_FILE}"
+
+
 class LatentCache:
     """A finished cache folder: ``layers`` (memory-mapped ``[L, N, D]``), sentence -> row lookup."""
 
@@ -409,11 +350,20 @@ class LatentCache:
 
         self.folder = Path(folder)
         if not (self.folder / DONE_FILE).exists():
-            raise PairbenchError(f"{self.folder}: not a finished latent cache (no {DONE_FILE}); rerun its freeze_latents job")
-        self.meta = json.loads((self.folder / META_FILE).read_text(encoding="utf-8"))
-        self.layers = np.load(self.folder / LAYERS_FILE, mmap_mode="r")
-        index = pl.read_parquet(self.folder / INDEX_FILE)
+            raise PairbenchError(f"{self.folder}: not a finished latent cache (no {DONE_FILE}); {rebuild_hint(self.folder)}")
+        missing = [name for name in CACHE_FILES if not (self.folder / name).exists()]
+        if missing:
+            raise PairbenchError(f"latent cache {self.folder} is damaged (missing {', '.join(missing)}); {rebuild_hint(self.folder)}")
+        try:
+            self.meta = json.loads((self.folder / META_FILE).read_text(encoding="utf-8"))
+            self.layers = np.load(self.folder / LAYERS_FILE, mmap_mode="r")
+            index = pl.read_parquet(self.folder / INDEX_FILE)
+        except (OSError, ValueError, pl.exceptions.PolarsError) as err:
+            raise PairbenchError(f"latent cache {self.folder} is damaged ({type(err).__name__}: {err}); {rebuild_hint(self.folder)}") from None
         self.sentences: list[str] = index["sentence"].to_list()
+        if self.layers.ndim != 3 or self.layers.shape[1] != len(self.sentences):
+            raise PairbenchError(f"latent cache {self.folder} is damaged ({LAYERS_FILE} has shape {self.layers.shape} for "
+                                 f"{len(self.sentences)} sentences); {rebuild_hint(self.folder)}")
         self.row_of = {s: i for i, s in enumerate(self.sentences)}
 
     @property
@@ -429,7 +379,7 @@ class LatentCache:
         for s in sentences:
             key = str(s).strip()
             if key not in self.row_of:
-                raise PairbenchError(f"{self.folder}: sentence not in the cache: {key[:80]!r}; the cache is stale, rerun it")
+                raise PairbenchError(f"{self.folder}: sentence not in the cache: {key[:80]!r}; the cache is stale, {rebuild_hint(self.folder)}")
             out.append(self.row_of[key])
         return np.asarray(out, dtype=np.int64)
 
