@@ -91,13 +91,6 @@ def assert_label_probability(workdir, frame, model: str, label: str) -> None:
     assert meta["normalisation"] == f"softmax[{label}]"
 
 
-def trained_runs(workdir) -> set[str]:
-    """Run keys that the stage rule files register with the study (they get shards)."""
-    proc = snakemake(workdir, "--list-target-rules")  # parse once the workflow loads: cheap check
-    assert proc.returncode == 0
-    return set()
-
-
 def test_study(tmp_path, monkeypatch, hf_home):
     workdir, args, jobs = rehearse(tmp_path, monkeypatch, hf_home, "study")
     assert_every_job_ran(workdir, args, jobs)
@@ -110,3 +103,53 @@ def test_study(tmp_path, monkeypatch, hf_home):
     for key in enabled:
         manifest = json.loads((workdir / "resources" / "models" / key / "pairbench_source.json").read_text())
         assert manifest["source"] == study[key]["source"] and manifest["scheme"] == "hf"
+
+
+def assert_last_real_token(workdir, lm: str, sentence_set: str) -> None:
+    """The cached vectors of a decoder are its hidden states at each sentence's last real token.
+
+    Recomputed one sentence at a time (no padding at all), so a vector taken at a pad position of
+    a right-padded batch, or at the first token, would not match.
+    """
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from pairbench.frozen_features.latents import LatentCache
+
+    cache = LatentCache(workdir / "results" / "latents" / lm / sentence_set)
+    assert cache.meta["pooling"] == "last" and cache.meta["model_type"] == "gpt2"
+    folder = workdir / cache.meta["model_dir"]
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    assert tokenizer.pad_token is None  # the real gpt2-medium has none: the stage must cope
+    model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+    lengths = {s: len(tokenizer(s)["input_ids"]) for s in cache.sentences}
+    probe = sorted(cache.sentences, key=lengths.get)[:2] + sorted(cache.sentences, key=lengths.get)[-1:]
+    stored = cache.vectors(probe).astype(np.float32)
+    for j, sentence in enumerate(probe):
+        ids = tokenizer(sentence, return_tensors="pt", truncation=True, max_length=cache.meta["max_length"])
+        with torch.inference_mode():
+            hidden = model(**ids, output_hidden_states=True).hidden_states
+        expected = np.stack([h[0, -1].float().numpy() for h in hidden])
+        assert np.allclose(stored[:, j], expected, atol=2e-2, rtol=2e-2), sentence
+
+
+def test_freeze_study(tmp_path, monkeypatch, hf_home):
+    workdir, args, jobs = rehearse(tmp_path, monkeypatch, hf_home, "freeze-study")
+    assert_every_job_ran(workdir, args, jobs)
+    assert_shards_complete(workdir)
+    study = yaml.safe_load((REPO / "config" / "freeze-study.yaml").read_text())["training"]["freeze"]
+    (set_name, spec), = study["sentence_sets"].items()
+    (lm, _), = study["lms"].items()
+    # GenericsKB's generic_sentence column, and only it, fed the pretraining cache.
+    from pairbench.frozen_features.latents import LatentCache
+
+    table = pl.read_parquet(workdir / "resources" / "datasets" / spec["dataset"] / "train.parquet")
+    assert spec["columns"] == ["generic_sentence"] and "generic_sentence" in table.columns
+    cached = LatentCache(workdir / "results" / "latents" / lm / set_name).sentences
+    overlay = yaml.safe_load((OVERLAYS / "freeze-study.yaml").read_text())["training"]["freeze"]
+    assert len(cached) == overlay["sentence_sets"][set_name]["sample"]
+    assert set(cached) <= set(table["generic_sentence"].to_list())
+    assert not set(cached) & set(table["term"].to_list())
+    assert_last_real_token(workdir, lm, set_name)
+    (run, block), = study["runs"].items()
+    assert (workdir / "results" / "models" / "freeze" / run).is_dir()
