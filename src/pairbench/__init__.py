@@ -1,14 +1,15 @@
 """pairbench: a Snakemake pipeline for studying sentence-pair models.
 
-The Snakemake rules stay thin; each calls one function of this package:
+The Snakemake rules stay thin; each rule's script calls one function of this package:
 
-- :mod:`pairbench.core.sources`   model and dataset sources (``hf:``, ``path:``, ``pkg:``)
-- :mod:`pairbench.study.suite`     loading and validating pair suites
-- :mod:`pairbench.study.scoring`   bi-encoder and cross-encoder scoring
-- :mod:`pairbench.study.shards`    atomic Parquet shards with provenance metadata
-- :mod:`pairbench.study.stats`     statistics (effect sizes, tests, AUC)
-- :mod:`pairbench.study.tables`    aggregation tables (CSV + Markdown)
-- :mod:`pairbench.study.figures`   figures for the report
+- :mod:`pairbench.core`             what every stage shares: errors, runtime, sources, config
+  validation, atomic writes / fingerprints / tables (``core.io``), progress lines, STS data
+- :mod:`pairbench.study`            the compositional robustness study: suites, the model-kind
+  registry, scoring, shards, statistics, tables, figures, general quality
+- :mod:`pairbench.cross_encoder`    training stage: cross-encoders fine-tuned on graded pairs
+- :mod:`pairbench.frozen_features`  training stage: models on cached per-layer latents of a frozen LM
+- :mod:`pairbench.celi`             training stage: CELI and its baselines reranking BM25 candidates
+- :mod:`pairbench.testing`          tiny random models and the stand-in hub cache for tests
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

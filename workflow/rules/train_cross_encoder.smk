@@ -1,25 +1,17 @@
-# Training stage 1 (issue 3): fine-tune cross-encoders on graded sentence pairs (STS-B) with
+# Training stage 1: fine-tune cross-encoders on graded sentence pairs (STS-B) with
 # BinaryCrossEntropyLoss, keep the checkpoint chosen on dev, score test once, and hand every run
 # to the compositional study as a cross-encoder under its run name.
-from pairbench.cross_encoder_training import check_config as check_cross_encoder_config
-from pairbench.cross_encoder_training import (
-    fill_run_defaults as fill_cross_encoder_defaults,
-)
+from pairbench.core.config import stage_runs
+from pairbench.cross_encoder.config import check_stage as check_cross_encoder_stage
 
 if "cross_encoder" in config["training"]:
-    _CE_SCHEMA = str(
-        Path(workflow.current_basedir) / "../schemas/cross_encoder.schema.yaml"
-    )
-    # Errors name the config file and line of the offending key.
-    check_cross_encoder_config(
-        config["training"]["cross_encoder"], config, workflow.configfiles, _CE_SCHEMA
-    )
-    validate(
-        config["training"]["cross_encoder"],
-        schema="../schemas/cross_encoder.schema.yaml",
-    )
     CE = config["training"]["cross_encoder"]
-    CE_RUNS = fill_cross_encoder_defaults(CE, _CE_SCHEMA)
+    CE_TRAIN = CE["resources"]["train"]
+    CE_RUNS = stage_runs(CE)
+    try:
+        check_cross_encoder_stage(CE_RUNS, config, workflow.configfiles)
+    except PairbenchError as err:
+        stop(err)
     CE_BASES = {
         run: register_base_model(block["base"]) for run, block in CE_RUNS.items()
     }
@@ -62,17 +54,14 @@ if "cross_encoder" in config["training"]:
             run=alternatives(CE_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CE["threads"]
+        threads: CE_TRAIN["threads"]
         resources:
-            gpu=CE["gpu"],
-            mem_mb=CE["mem_mb"],
-            runtime=CE["runtime"],
+            gpu=gpus(CE_TRAIN["gpu"]),
+            mem_mb=CE_TRAIN["mem_mb"],
+            runtime=CE_TRAIN["runtime"],
         params:
-            # Only this run's block: editing another run retrains nothing here.
+            # Only this run's block (run_defaults merged in): editing another run retrains nothing here.
             run=lambda wildcards: CE_RUNS[wildcards.run],
-            data=lambda wildcards: CE_RUNS[wildcards.run]["data"],
-            score_max=lambda wildcards: CE_RUNS[wildcards.run]["score_max"],
-            smoke=lambda wildcards: CE_RUNS[wildcards.run]["smoke"],
             checkpoints=lambda wildcards: f"results/checkpoints/cross_encoder/{wildcards.run}",
         script:
             "../scripts/train_cross_encoder.py"
@@ -87,7 +76,7 @@ if "cross_encoder" in config["training"]:
             curves=report(
                 "results/figures/cross_encoder/training_curves.png",
                 caption="../report/cross_encoder_training_curves.rst",
-                category="Training: cross-encoder",
+                category="Cross-encoder training",
             ),
         log:
             f"{LOGS}/cross_encoder_report.log",
@@ -96,4 +85,4 @@ if "cross_encoder" in config["training"]:
         conda:
             "../../envs/pairbench.yaml"
         script:
-            "../scripts/report_cross_encoder.py"
+            "../scripts/cross_encoder_report.py"

@@ -1,7 +1,7 @@
-"""Rule train_cross_encoder -> pairbench.cross_encoder_training.train_cross_encoder."""
+"""Rule train_cross_encoder -> pairbench.cross_encoder.train.train_cross_encoder."""
 
-from pairbench.cross_encoder_training import train_cross_encoder
 from pairbench.core.runtime import script_logging
+from pairbench.cross_encoder.train import train_cross_encoder
 
 with script_logging(snakemake.log[0]):
     train_cross_encoder(
@@ -12,8 +12,5 @@ with script_logging(snakemake.log[0]):
         model_out=snakemake.output.model,
         metrics_out=snakemake.output.metrics,
         checkpoint_dir=snakemake.params.checkpoints,
-        data_key=snakemake.params.data,
-        score_max=snakemake.params.score_max,
-        smoke=snakemake.params.smoke,
         threads=snakemake.threads,
     )

@@ -1,0 +1,112 @@
+"""Run settings of training stage 1 and the cross-reference checks the schema cannot make.
+
+The workflow validates ``training.cross_encoder`` once (``workflow/rules/common.smk``) and fills
+every default from ``workflow/schemas/cross_encoder.schema.yaml``; each run is then
+``run_defaults`` updated with its own keys (:func:`pairbench.core.config.stage_runs`). So
+:class:`RunSettings` repeats no default: it takes a complete run block. Callers outside the
+workflow (tests, bench scripts) complete a partial block with :func:`complete_run`, which reads the
+same schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from pairbench.core.config import key_error, require_key, schema_error
+from pairbench.core.errors import ConfigError
+
+STAGE = ("training", "cross_encoder")
+SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "cross_encoder.schema.yaml"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """One run of ``training.cross_encoder``: its ``run_defaults`` merged with its own keys."""
+
+    base: str
+    epochs: float
+    batch_size: int
+    learning_rate: float
+    warmup_ratio: float
+    weight_decay: float
+    layer_lr_decay: float
+    head_learning_rate: float | None
+    score_both_orders: bool
+    max_length: int
+    seed: int
+    precision: str
+    symmetric: bool
+    raw_labels: bool
+    group_by_length: bool
+    eval_steps: int | None
+    select_on: str
+    logging_steps: int | None
+    eval_batch_size: int
+    keep_checkpoints: bool
+    max_train_pairs: int | None
+    description: str
+    data: str
+    score_max: float
+    smoke: bool
+
+    @classmethod
+    def from_config(cls, block: dict, *, run: str = "?") -> RunSettings:
+        """Settings from a complete (validated, default-filled) run block."""
+        names = [f.name for f in fields(cls)]
+        where = f"training.cross_encoder.runs.{run}"
+        unknown = sorted(set(block) - set(names))
+        if unknown:
+            raise ConfigError(f"{where}: unknown key(s) {unknown}")
+        missing = [name for name in names if name not in block]
+        if missing:
+            raise ConfigError(
+                f"{where}: no value for {missing}; set them under run_defaults or the run "
+                "(outside the workflow, complete the block with pairbench.cross_encoder.complete_run)"
+            )
+        return cls(**{name: block[name] for name in names})
+
+
+def complete_run(block: dict) -> dict:
+    """A run block given outside the workflow, validated and completed with the schema's defaults.
+
+    The block is checked as the stage's ``run_defaults`` would be, so a bad value stops with the
+    schema's message (e.g. ``layer_lr_decay: 1.5 is greater than the maximum of 1``).
+    """
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    stage = {"run_defaults": dict(block), "runs": {"run": {}}}
+    try:
+        validate(stage, str(SCHEMA), set_default=True)
+    except WorkflowError as err:
+        # Snakemake raises its WorkflowError while handling jsonschema's ValidationError.
+        cause = err.__context__
+        if not hasattr(cause, "absolute_path"):
+            raise ConfigError(str(err)) from None
+        raise schema_error(cause) from None
+    return stage["run_defaults"]
+
+
+def check_stage(runs: dict[str, dict], config: dict, config_files=()) -> None:
+    """Cross-references of the merged runs: data must be a ``datasets:`` key, names must not clash.
+
+    Errors name the config file and line of the key that sets the value (the run's own key, or
+    ``run_defaults`` when the run inherits it).
+    """
+    block = config["training"]["cross_encoder"]
+    datasets = config.get("datasets") or {}
+    models = config.get("models") or {}
+    for run, settings in runs.items():
+        if "base" not in settings:
+            raise key_error(config_files, (*STAGE, "runs", run), "`base:` (a model source string) is required")
+        own = (block.get("runs") or {}).get(run) or {}
+        data_keys = (*STAGE, "runs", run, "data") if "data" in own else (*STAGE, "run_defaults", "data")
+        require_key(config_files, data_keys, settings.get("data"), datasets, "datasets:")
+        if run in models:
+            raise key_error(
+                config_files,
+                (*STAGE, "runs", run),
+                f"run {run!r} has the same name as a model under `models:`; trained runs join the "
+                "study under their run name, so rename one of them",
+            )
