@@ -1,4 +1,4 @@
-"""Benchmark of issue 5: BM25, monoBERT, mean-pooling and CELI (D_tok 1 and 32) on ``stsb-retrieval``.
+"""Benchmark of training stage 3 (CELI): BM25, monoBERT, mean-pooling and CELI (D_tok 1 and 32) on ``stsb-retrieval``.
 
 The STS-B retrieval proxy (defined in bench/configs/stsb-shared.yaml, built from
 ../shared/data/stsb-en): queries are the first sentences of the pairs with gold >= 4, the relevant
@@ -9,7 +9,8 @@ all-MiniLM-L6-v2, and rerank BM25's top-100 of the test split.
     python bench/bench_celi.py                 # runs the pipeline's own rules, then summarises
     python bench/bench_celi.py --summary-only  # only the summary of results already there
 
-Writes results/bench/celi_stsb.md (metrics + wall times of every job from results/benchmarks/).
+Writes results/bench/celi_stsb.md (metrics + wall times of every job from results/benchmarks/);
+the measured results are in docs/celi.md.
 """
 
 from __future__ import annotations

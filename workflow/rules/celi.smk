@@ -1,40 +1,20 @@
-# Training stage 3 (issue 5): CELI, a cross-encoder with late interaction, with its monoBERT
-# (cls) and mean-pooling baselines. BM25 (bm25s) retrieves the top-k of every evaluation
-# collection; every trained run reranks them; ir-measures scores nDCG@10 and MRR@10.
+# Training stage 3: CELI, a cross-encoder with late interaction, with its monoBERT (cls) and
+# mean-pooling baselines. BM25 (bm25s) retrieves the top-k of every evaluation collection; every
+# trained run reranks them; ir-measures scores nDCG@10 and MRR@10. Code: src/pairbench/celi/.
 
 
 if "celi" in config["training"]:
-    validate(config["training"]["celi"], schema="../schemas/celi.schema.yaml")
+    from pairbench.celi.config import TrainSettings, check_celi_block, enabled_eval
+
     CELI = config["training"]["celi"]
-    # Each run: the shared run_defaults updated with the run's own keys.
-    # `enabled: false` drops a run or dataset merged in from config.yaml by another config file.
-    CELI_RUNS = {
-        run: {**CELI["run_defaults"], **block}
-        for run, block in CELI["runs"].items()
-        if block.get("enabled", True)
-    }
-    CELI_EVAL = {name: ev for name, ev in CELI["eval"].items() if ev["enabled"]}
-    for _run, _block in CELI_RUNS.items():
-        if _block.get("backbone") not in CELI["backbones"]:
-            raise ValueError(
-                f"training.celi.runs.{_run}.backbone: {_block.get('backbone')!r} is not a key of "
-                f"training.celi.backbones ({', '.join(CELI['backbones'])})"
-            )
-    for _name, _ev in CELI_EVAL.items():
-        if _ev["collection"] not in CELI["collections"]:
-            raise ValueError(
-                f"training.celi.eval.{_name}.collection: {_ev['collection']!r} is not a key of "
-                "training.celi.collections"
-            )
-    _fmt = CELI["train"]["format"]
-    _need = "collection" if _fmt == "beir" else "dataset"
-    if _need not in CELI["train"]:
-        raise ValueError(f"training.celi.train: format {_fmt} needs `{_need}`")
-    if _fmt == "beir" and CELI["train"]["collection"] not in CELI["collections"]:
-        raise ValueError(
-            f"training.celi.train.collection: {CELI['train']['collection']!r} is not a key of "
-            "training.celi.collections"
-        )
+    CELI_RES = CELI["resources"]
+    # Each run: run_defaults updated with the run's own keys (`enabled: false` drops a run);
+    # backbones and collections named by runs, eval and train are checked here, at load.
+    try:
+        CELI_RUNS = check_celi_block(CELI, workflow.configfiles)
+    except PairbenchError as err:
+        stop(err)
+    CELI_EVAL = enabled_eval(CELI)
     # Training groups are named after their data, so configs training on other data keep theirs.
     CELI_TRAIN_NAME = CELI["train"].get("collection") or CELI["train"].get("dataset")
     CELI_GROUPS = f"results/celi/train_groups/{CELI_TRAIN_NAME}.parquet"
@@ -120,7 +100,11 @@ if "celi" in config["training"]:
             f"{BENCH}/celi/train_data.tsv"
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI["bm25"]["threads"]
+        threads: CELI_RES["bm25"]["threads"]
+        resources:
+            gpu=gpus(CELI_RES["bm25"]["gpu"]),
+            mem_mb=CELI_RES["bm25"]["mem_mb"],
+            runtime=CELI_RES["bm25"]["runtime"],
         params:
             train=CELI["train"],
             bm25=CELI["bm25"],
@@ -128,7 +112,7 @@ if "celi" in config["training"]:
             "../scripts/celi_train_data.py"
 
     rule celi_train:
-        """Train one run with LCE; checkpoints (outside the outputs) make a killed run resume."""
+        """Train one run with LCE; checkpoints (outside the outputs) make a killed run resume, then go."""
         input:
             groups=CELI_GROUPS,
             backbone=lambda wildcards: CELI_BASES[CELI_RUNS[wildcards.run]["backbone"]],
@@ -142,13 +126,13 @@ if "celi" in config["training"]:
             run=alternatives(CELI_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI["resources"]["train_threads"]
+        threads: CELI_RES["train"]["threads"]
         resources:
-            gpu=CELI["resources"]["train_gpu"],
-            mem_mb=CELI["resources"]["train_mem_mb"],
-            runtime=CELI["resources"]["train_runtime"],
+            gpu=gpus(CELI_RES["train"]["gpu"]),
+            mem_mb=CELI_RES["train"]["mem_mb"],
+            runtime=CELI_RES["train"]["runtime"],
         params:
-            run=lambda wildcards: CELI_RUNS[wildcards.run],
+            run=lambda wildcards: TrainSettings.training_keys(CELI_RUNS[wildcards.run]),
             checkpoints=lambda wildcards: f"results/checkpoints/celi/{wildcards.run}",
         script:
             "../scripts/celi_train.py"
@@ -167,12 +151,16 @@ if "celi" in config["training"]:
             dataset=alternatives(CELI_EVAL),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI["bm25"]["threads"]
+        threads: CELI_RES["bm25"]["threads"]
+        resources:
+            gpu=gpus(CELI_RES["bm25"]["gpu"]),
+            mem_mb=CELI_RES["bm25"]["mem_mb"],
+            runtime=CELI_RES["bm25"]["runtime"],
         params:
             eval=lambda wildcards: CELI_EVAL[wildcards.dataset],
             bm25=CELI["bm25"],
         script:
-            "../scripts/bm25_first_stage.py"
+            "../scripts/celi_bm25.py"
 
     rule celi_rerank:
         """One trained run reranks one dataset's BM25 candidates."""
@@ -191,18 +179,17 @@ if "celi" in config["training"]:
             run=alternatives(CELI_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI["resources"]["rerank_threads"]
+        threads: CELI_RES["rerank"]["threads"]
         resources:
-            gpu=CELI["resources"]["rerank_gpu"],
-            mem_mb=CELI["resources"]["rerank_mem_mb"],
-            runtime=CELI["resources"]["rerank_runtime"],
+            gpu=gpus(CELI_RES["rerank"]["gpu"]),
+            mem_mb=CELI_RES["rerank"]["mem_mb"],
+            runtime=CELI_RES["rerank"]["runtime"],
         params:
             eval=lambda wildcards: CELI_EVAL[wildcards.dataset],
             max_length=lambda wildcards: CELI_RUNS[wildcards.run]["max_length"],
-            batch_size=CELI["resources"]["rerank_batch_size"],
-            precision=CELI["resources"]["rerank_precision"],
+            rerank=CELI["rerank"],
         script:
-            "../scripts/rerank_celi.py"
+            "../scripts/celi_rerank.py"
 
     rule celi_evaluate:
         """nDCG@10 and MRR@10 of BM25 and every run; per-query values kept for the length analysis."""
@@ -229,7 +216,7 @@ if "celi" in config["training"]:
             split=lambda wildcards: CELI_EVAL[wildcards.dataset]["split"],
             models=["bm25", *CELI_RUNS],
         script:
-            "../scripts/evaluate_rerank_celi.py"
+            "../scripts/celi_evaluate.py"
 
     rule celi_report:
         """Table 2 (backbone x head), the D_tok ablation and the improvement against query length."""
@@ -242,19 +229,19 @@ if "celi" in config["training"]:
             table2_csv=report(
                 CELI_REPORT["table2_csv"],
                 caption="../report/celi_table2.rst",
-                category="Training: CELI reranking",
+                category="CELI reranking",
             ),
             table2_md=CELI_REPORT["table2_md"],
             mrr_csv=report(
                 CELI_REPORT["mrr_csv"],
                 caption="../report/celi_mrr.rst",
-                category="Training: CELI reranking",
+                category="CELI reranking",
             ),
             mrr_md=CELI_REPORT["mrr_md"],
             dtok_csv=report(
                 CELI_REPORT["dtok_csv"],
                 caption="../report/celi_dtok.rst",
-                category="Training: CELI reranking",
+                category="CELI reranking",
             ),
             dtok_md=CELI_REPORT["dtok_md"],
             length_csv=CELI_REPORT["length_csv"],
@@ -262,7 +249,7 @@ if "celi" in config["training"]:
             length_png=report(
                 CELI_REPORT["length_png"],
                 caption="../report/celi_query_length.rst",
-                category="Training: CELI reranking",
+                category="CELI reranking",
             ),
         log:
             f"{LOGS}/celi/report.log",
@@ -275,4 +262,4 @@ if "celi" in config["training"]:
             averaged=[d for d, ev in CELI_EVAL.items() if ev["in_average"]],
             runs=CELI_RUNS,
         script:
-            "../scripts/report_celi.py"
+            "../scripts/celi_report.py"

@@ -1,7 +1,7 @@
-"""Rule celi_collection -> pairbench.retrieval.build_collection."""
+"""Rule celi_collection -> pairbench.celi.collections.build_collection."""
 
+from pairbench.celi.collections import build_collection
 from pairbench.core.runtime import script_logging
-from pairbench.retrieval import build_collection
 
 with script_logging(snakemake.log[0]):
     build_collection(

@@ -1,7 +1,7 @@
-"""Rule celi_train -> pairbench.celi.train_reranker."""
+"""Rule celi_train -> pairbench.celi.train.train_reranker."""
 
+from pairbench.celi.train import train_reranker
 from pairbench.core.runtime import script_logging
-from pairbench.celi import train_reranker
 
 with script_logging(snakemake.log[0]):
     train_reranker(

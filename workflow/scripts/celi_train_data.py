@@ -1,7 +1,7 @@
-"""Rule celi_train_data -> pairbench.retrieval.build_train_groups."""
+"""Rule celi_train_data -> pairbench.celi.data.build_train_groups."""
 
+from pairbench.celi.data import build_train_groups
 from pairbench.core.runtime import script_logging
-from pairbench.retrieval import build_train_groups
 
 with script_logging(snakemake.log[0]):
     build_train_groups(

@@ -1,7 +1,7 @@
-"""Rule celi_rerank -> pairbench.celi.rerank_to_trec."""
+"""Rule celi_rerank -> pairbench.celi.rerank.rerank_to_trec."""
 
+from pairbench.celi.rerank import rerank_to_trec
 from pairbench.core.runtime import script_logging
-from pairbench.celi import rerank_to_trec
 
 with script_logging(snakemake.log[0]):
     rerank_to_trec(
@@ -12,8 +12,8 @@ with script_logging(snakemake.log[0]):
         snakemake.output[0],
         run_name=snakemake.wildcards.run,
         top_k=snakemake.params.eval["top_k"],
-        batch_size=snakemake.params.batch_size,
+        batch_size=snakemake.params.rerank["batch_size"],
+        precision=snakemake.params.rerank["precision"],
         max_length=snakemake.params.max_length,
-        precision=snakemake.params.precision,
         threads=snakemake.threads,
     )

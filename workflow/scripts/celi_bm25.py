@@ -1,7 +1,7 @@
-"""Rule celi_bm25 -> pairbench.retrieval.first_stage_to_trec."""
+"""Rule celi_bm25 -> pairbench.celi.bm25.first_stage_to_trec."""
 
+from pairbench.celi.bm25 import first_stage_to_trec
 from pairbench.core.runtime import script_logging
-from pairbench.retrieval import first_stage_to_trec
 
 with script_logging(snakemake.log[0]):
     first_stage_to_trec(

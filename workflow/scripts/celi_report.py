@@ -1,7 +1,7 @@
-"""Rule celi_report -> pairbench.celi.make_report."""
+"""Rule celi_report -> pairbench.celi.report.make_report."""
 
+from pairbench.celi.report import make_report
 from pairbench.core.runtime import script_logging
-from pairbench.celi import make_report
 
 with script_logging(snakemake.log[0]):
     datasets = list(snakemake.params.datasets)

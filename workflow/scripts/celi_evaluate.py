@@ -1,7 +1,7 @@
-"""Rule celi_evaluate -> pairbench.retrieval.evaluate_runs."""
+"""Rule celi_evaluate -> pairbench.celi.evaluate.evaluate_runs."""
 
+from pairbench.celi.evaluate import evaluate_runs
 from pairbench.core.runtime import script_logging
-from pairbench.retrieval import evaluate_runs
 
 with script_logging(snakemake.log[0]):
     evaluate_runs(

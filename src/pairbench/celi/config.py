@@ -1,0 +1,103 @@
+"""Settings of one CELI run and the stage's cross-reference checks.
+
+Defaults live only in ``workflow/schemas/celi.schema.yaml``: the workflow validates the config
+(filling them in) and merges ``run_defaults`` with each run (``core.config.stage_runs``), so
+:class:`TrainSettings` receives every key and repeats none of the defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from pairbench.core.config import key_error, require_key, stage_runs
+from pairbench.core.errors import ConfigError
+from pairbench.core.io import fingerprint
+
+HEADS = ("cls", "mean", "celi")
+PREFIX = ("training", "celi")
+# Settings that do not change the trained weights: a checkpoint written under other values of
+# these still belongs to the run.
+NOT_FINGERPRINTED = ("checkpoint_every", "device", "keep_checkpoints")
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """One run of ``training: celi: runs:``, as validated and merged with ``run_defaults``."""
+
+    backbone: str
+    head: str
+    d_tok: int
+    steps: int
+    learning_rate: float
+    warmup_steps: int
+    batch_queries: int
+    negatives: int
+    max_length: int
+    seed: int
+    precision: str
+    weight_decay: float
+    grad_clip: float
+    checkpoint_every: int
+    segments: str
+    device: str
+    keep_checkpoints: bool
+
+    @classmethod
+    def from_config(cls, block: dict, *, key: str = "?") -> TrainSettings:
+        names = [f.name for f in fields(cls)]
+        missing = [n for n in names if n not in block]
+        if missing:
+            raise ConfigError(
+                f"training.celi.runs.{key}: missing {', '.join(missing)}; pass the run as the workflow "
+                "merges it (run_defaults from the validated config, updated with the run's own keys)"
+            )
+        settings = cls(**{n: block[n] for n in names})
+        if settings.head not in HEADS:
+            raise ConfigError(f"training.celi.runs.{key}.head: {settings.head!r} is not one of {', '.join(HEADS)}")
+        if settings.warmup_steps > settings.steps:
+            raise ConfigError(
+                f"training.celi.runs.{key}: warmup_steps ({settings.warmup_steps}) exceeds steps ({settings.steps})"
+            )
+        return settings
+
+    @classmethod
+    def training_keys(cls, run: dict) -> dict:
+        """The keys of a merged run that training reads (not ``smoke`` or ``join_study``, which only
+        label tables and add the run to the study: changing them must not retrain)."""
+        names = {f.name for f in fields(cls)}
+        return {k: v for k, v in run.items() if k in names}
+
+    def fingerprint(self, *extra: str) -> str:
+        """Identity of the weights this run trains (with ``extra``: the training data's identity)."""
+        payload = {k: v for k, v in asdict(self).items() if k not in NOT_FINGERPRINTED}
+        return fingerprint(payload, texts=extra)
+
+
+def enabled_eval(block: dict) -> dict[str, dict]:
+    """The evaluation datasets not switched off with ``enabled: false``."""
+    return {name: ev for name, ev in block["eval"].items() if ev["enabled"]}
+
+
+def check_celi_block(block: dict, config_files=()) -> dict[str, dict]:
+    """Check the cross-references of ``training.celi``; return its runs (run_defaults merged).
+
+    Each problem stops the workflow at load with one line naming the file, line and key.
+    """
+    runs = stage_runs(block)
+    for run, settings in runs.items():
+        require_key(config_files, [*PREFIX, "runs", run, "backbone"], settings.get("backbone"),
+                    block["backbones"], "training.celi.backbones")
+        if settings["warmup_steps"] > settings["steps"]:
+            raise key_error(config_files, [*PREFIX, "runs", run],
+                            f"warmup_steps ({settings['warmup_steps']}) exceeds steps ({settings['steps']})")
+    for name, ev in enabled_eval(block).items():
+        require_key(config_files, [*PREFIX, "eval", name, "collection"], ev["collection"],
+                    block["collections"], "training.celi.collections")
+    train = block["train"]
+    need = "collection" if train["format"] == "beir" else "dataset"
+    if need not in train:
+        raise key_error(config_files, [*PREFIX, "train"], f"format {train['format']} needs `{need}`")
+    if train["format"] == "beir":
+        require_key(config_files, [*PREFIX, "train", "collection"], train["collection"],
+                    block["collections"], "training.celi.collections")
+    return runs
