@@ -32,20 +32,25 @@ def hf_home(tmp_path_factory):
     return home
 
 
-def rehearse(tmp_path, monkeypatch, hf_home, study: str) -> tuple:
-    """prefetch, run, report: one study config plus its overlay; returns (workdir, args, jobs)."""
+STUDIES = ("study", "freeze-study", "celi-study")
+
+
+def offline(monkeypatch, hf_home) -> None:
     monkeypatch.setenv("HF_HOME", str(hf_home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    workdir = copy_workflow(tmp_path / study)
+
+
+def config_args(*studies: str) -> list[str]:
+    """config.yaml + the study configs, then the size overlays (config.yaml's smoke stages, each study's)."""
+    return ["--configfile", *[f"config/{s}.yaml" for s in studies],
+            "rehearsal/defaults.yaml", *[f"rehearsal/{s}.yaml" for s in studies]]
+
+
+def workflow_copy(tmp_path, name: str):
+    workdir = copy_workflow(tmp_path / name)
     shutil.copytree(OVERLAYS, workdir / "rehearsal")
-    args = ["--configfile", f"config/{study}.yaml", f"rehearsal/{study}.yaml"]
-    snakemake(workdir, "prefetch", "--cores", "2", *args)
-    jobs = planned_jobs(workdir, *args)
-    snakemake(workdir, "--cores", "2", *args, timeout=1500)
-    snakemake(workdir, "--report", "results/report.zip", *args)
-    assert (workdir / "results" / "report.zip").stat().st_size > 0
-    return workdir, args, jobs
+    return workdir
 
 
 def assert_every_job_ran(workdir, args, jobs) -> None:
@@ -91,20 +96,6 @@ def assert_label_probability(workdir, frame, model: str, label: str) -> None:
     assert meta["normalisation"] == f"softmax[{label}]"
 
 
-def test_study(tmp_path, monkeypatch, hf_home):
-    workdir, args, jobs = rehearse(tmp_path, monkeypatch, hf_home, "study")
-    assert_every_job_ran(workdir, args, jobs)
-    shards = assert_shards_complete(workdir)
-    study = yaml.safe_load((REPO / "config" / "study.yaml").read_text())["models"]
-    overlay = yaml.safe_load((OVERLAYS / "study.yaml").read_text())["models"]
-    enabled = {k for k in study if overlay.get(k, {}).get("enabled", True)}
-    assert enabled <= set(shards)
-    assert_label_probability(workdir, shards["nli-roberta-large"], "nli-roberta-large", "entailment")
-    for key in enabled:
-        manifest = json.loads((workdir / "resources" / "models" / key / "pairbench_source.json").read_text())
-        assert manifest["source"] == study[key]["source"] and manifest["scheme"] == "hf"
-
-
 def assert_last_real_token(workdir, lm: str, sentence_set: str) -> None:
     """The cached vectors of a decoder are its hidden states at each sentence's last real token.
 
@@ -133,16 +124,77 @@ def assert_last_real_token(workdir, lm: str, sentence_set: str) -> None:
         assert np.allclose(stored[:, j], expected, atol=2e-2, rtol=2e-2), sentence
 
 
-def test_freeze_study(tmp_path, monkeypatch, hf_home):
-    workdir, args, jobs = rehearse(tmp_path, monkeypatch, hf_home, "freeze-study")
+@pytest.mark.parametrize("study", STUDIES)
+def test_each_study_config_plans_offline_with_its_overlay(tmp_path, monkeypatch, hf_home, study):
+    """Each config on its own (config.yaml + study + overlays): every hub source gets a fetch job."""
+    from pairbench.testing.hub_cache import hub_sources
+
+    offline(monkeypatch, hf_home)
+    workdir = workflow_copy(tmp_path, study)
+    jobs = planned_jobs(workdir, *config_args(study))
+    fetched = {out for rule, out in jobs if rule.startswith("fetch_")}
+    config = yaml.safe_load((REPO / "config" / f"{study}.yaml").read_text())
+    overlay = yaml.safe_load((OVERLAYS / f"{study}.yaml").read_text())
+    dropped = {k for k, b in (overlay.get("models") or {}).items() if b.get("enabled") is False}
+    for key, block in (config.get("models") or {}).items():
+        assert (f"resources/models/{key}" in fetched) == (key not in dropped), key
+    for key in config.get("datasets") or {}:
+        assert f"resources/datasets/{key}" in fetched, key
+    models, _ = hub_sources(config)
+    bases = {out for out in fetched if out.startswith("resources/models/base/hf_")}
+    assert len(bases) == len(models - {b["source"][3:] for b in (config.get("models") or {}).values()})
+
+
+def test_published_studies_end_to_end(tmp_path, monkeypatch, hf_home):
+    """The three study configs together (as the published study runs them): prefetch, run, report."""
+    offline(monkeypatch, hf_home)
+    workdir = workflow_copy(tmp_path, "studies")
+    args = config_args(*STUDIES)
+    snakemake(workdir, "prefetch", "--cores", "2", *args)
+    jobs = planned_jobs(workdir, *args)
+    snakemake(workdir, "--cores", "2", *args, timeout=1800)
+    snakemake(workdir, "--report", "results/report.zip", *args)
+    assert (workdir / "results" / "report.zip").stat().st_size > 0
     assert_every_job_ran(workdir, args, jobs)
-    assert_shards_complete(workdir)
-    study = yaml.safe_load((REPO / "config" / "freeze-study.yaml").read_text())["training"]["freeze"]
-    (set_name, spec), = study["sentence_sets"].items()
-    (lm, _), = study["lms"].items()
-    # GenericsKB's generic_sentence column, and only it, fed the pretraining cache.
+
+    # The compositional study: every model of study.yaml (but the dropped one) and every trained run.
+    shards = assert_shards_complete(workdir)
+    study = yaml.safe_load((REPO / "config" / "study.yaml").read_text())["models"]
+    overlay = yaml.safe_load((OVERLAYS / "study.yaml").read_text())["models"]
+    enabled = {k for k in study if overlay.get(k, {}).get("enabled", True)}
+    trained = {out.split("/")[-1] for rule, out in jobs if rule == "train_cross_encoder" for out in [out.split(", ")[0]]}
+    trained |= celi_runs_joining_the_study(workdir)
+    assert trained and enabled | trained <= set(shards), sorted(enabled | trained - set(shards))
+    for key in enabled:
+        manifest = json.loads((workdir / "resources" / "models" / key / "pairbench_source.json").read_text())
+        assert manifest["source"] == study[key]["source"] and manifest["scheme"] == "hf"
+    assert_label_probability(workdir, shards["nli-roberta-large"], "nli-roberta-large", "entailment")
+
+    # The frozen-feature study: GenericsKB's generic_sentence column, and only it; GPT-2's last real token.
+    freeze = yaml.safe_load((REPO / "config" / "freeze-study.yaml").read_text())["training"]["freeze"]
+    assert_frozen_features_read_the_study_sources(workdir, freeze)
+
+    # The CELI study: a rerank table row per model, a column per eval set (every BEIR set).
+    celi = yaml.safe_load((REPO / "config" / "celi-study.yaml").read_text())["training"]["celi"]
+    assert_rerank_tables_cover_every_set(workdir, celi)
+
+
+def celi_runs_joining_the_study(workdir) -> set[str]:
+    return {p.stem for p in (workdir / "results" / "scores" / "compositional").glob("*.parquet")
+            if read_kind(p) == "celi"}
+
+
+def read_kind(shard) -> str:
+    from pairbench.study.shards import read_shard_metadata
+
+    return read_shard_metadata(shard)["kind"]
+
+
+def assert_frozen_features_read_the_study_sources(workdir, freeze: dict) -> None:
     from pairbench.frozen_features.latents import LatentCache
 
+    (set_name, spec), = freeze["sentence_sets"].items()
+    (lm, _), = freeze["lms"].items()
     table = pl.read_parquet(workdir / "resources" / "datasets" / spec["dataset"] / "train.parquet")
     assert spec["columns"] == ["generic_sentence"] and "generic_sentence" in table.columns
     cached = LatentCache(workdir / "results" / "latents" / lm / set_name).sentences
@@ -151,5 +203,16 @@ def test_freeze_study(tmp_path, monkeypatch, hf_home):
     assert set(cached) <= set(table["generic_sentence"].to_list())
     assert not set(cached) & set(table["term"].to_list())
     assert_last_real_token(workdir, lm, set_name)
-    (run, block), = study["runs"].items()
-    assert (workdir / "results" / "models" / "freeze" / run).is_dir()
+    for run in freeze["runs"]:
+        assert (workdir / "results" / "models" / "freeze" / run).is_dir(), run
+
+
+def assert_rerank_tables_cover_every_set(workdir, celi: dict) -> None:
+    sets = [name for name, block in celi["eval"].items() if block.get("enabled", True)]
+    runs = ["bm25", *celi["runs"]]
+    for name in ("table2", "mrr"):
+        table = pl.read_csv(workdir / "results" / "tables" / "celi" / f"{name}.csv")
+        assert set(sets) <= set(table.columns), (name, sorted(set(sets) - set(table.columns)))
+        assert set(runs) <= set(table["model"].to_list()), name
+        values = table.select(sets).to_numpy().astype(float)
+        assert np.isfinite(values).all(), name
