@@ -45,7 +45,7 @@ def _byte_level_bpe(special: list[str], vocab_size: int) -> tuple[dict[str, int]
     trainer = ByteLevelBPETokenizer(add_prefix_space=False)
     trainer.train_from_iterator(corpus(), vocab_size=vocab_size, min_frequency=1, special_tokens=special,
                                 show_progress=False)
-    model = json.loads(trainer._tokenizer.to_str())["model"]
+    model = json.loads(trainer.to_str())["model"]
     merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
     return dict(model["vocab"]), merges
 
