@@ -85,7 +85,9 @@ def assert_label_probability(workdir, frame, model: str, label: str) -> None:
     from pairbench.study.shards import read_shard_metadata
 
     folder = workdir / "resources" / "models" / model
-    cross = load_cross_encoder(folder, ScoringSettings(kind="cross"), "cpu")
+    # Scored as the study scores it (the overlay's max_length truncates the tiny tokenizers' pairs).
+    max_length = yaml.safe_load((OVERLAYS / "study.yaml").read_text())["models"][model].get("max_length")
+    cross = load_cross_encoder(folder, ScoringSettings(kind="cross", max_length=max_length), "cpu")
     index = {v: int(k) for k, v in cross.config.id2label.items()}[label]
     head = frame.head(8)
     logits = cross_logits(cross, head["sentence1"].to_list(), head["sentence2"].to_list())
