@@ -4,7 +4,12 @@
 # An offline run (HF_HUB_OFFLINE=1) whose Hugging Face cache lacks a hub source stops here, before
 # any job is submitted, naming each missing source and the `prefetch` command. Checked once, in the
 # main process of a real run (not in dry runs, nor again in cluster jobs).
-if workflow.is_main_process and not workflow.dryrun and not workflow.touch:
+# (workflow.dryrun is not known yet while the Snakefile is read; output_settings.dryrun is.)
+if (
+    workflow.is_main_process
+    and not getattr(workflow.output_settings, "dryrun", False)
+    and not workflow.touch
+):
     try:
         check_offline_sources(
             {
@@ -17,7 +22,7 @@ if workflow.is_main_process and not workflow.dryrun and not workflow.touch:
                 },
             },
             {k: (b, f"resources/datasets/{k}") for k, b in config["datasets"].items()},
-            configfiles=workflow.configfiles,
+            configfiles=workflow.config_settings.configfiles,
         )
     except PairbenchError as err:
         stop(err)

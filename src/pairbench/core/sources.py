@@ -335,7 +335,7 @@ def check_offline_sources(models, datasets, *, configfiles=()) -> None:
     missing = missing_offline_sources(models, datasets)
     if missing:
         hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface")
-        args = "".join(f" --configfile {os.path.relpath(path)}" for path in configfiles)
+        args = f" --configfile {' '.join(os.path.relpath(p) for p in configfiles)}" if configfiles else ""
         raise SourceError(
             f"HF_HUB_OFFLINE is set and {len(missing)} hub source(s) are neither under resources/ nor in the "
             f"Hugging Face cache (HF_HOME={hf_home}): {'; '.join(missing)}. On a machine with internet access "
