@@ -297,6 +297,26 @@ def test_config_cross_references_name_file_and_line(tmp_path):
         check_celi_block(block, [path])
 
 
+def test_stemmer_without_pystemmer_stops_at_load(tmp_path, monkeypatch):
+    """bm25.stemmer needs PyStemmer: missing, the config stops at load, not at the first BM25 job."""
+    import importlib.util
+
+    from pairbench.celi.config import check_celi_block
+    from pairbench.core.errors import ConfigError
+
+    block = {
+        "backbones": {"tiny": "path:x"}, "collections": {"c": {"dataset": "c"}},
+        "train": {"format": "beir", "collection": "c"}, "bm25": {"stemmer": "english"},
+        "run_defaults": {**RUN, "backbone": "tiny"}, "runs": {"a": {}}, "eval": {},
+    }
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "Stemmer" else real_find_spec(name, *a))
+    with pytest.raises(ConfigError, match=r"training\.celi\.bm25\.stemmer: 'english' needs PyStemmer"):
+        check_celi_block(block, [tmp_path / "none.yaml"])
+    block["bm25"]["stemmer"] = None
+    assert list(check_celi_block(block, [tmp_path / "none.yaml"])) == ["a"]
+
+
 # --------------------------------------------------------------------------------------------
 # A real Snakemake job killed with SIGKILL resumes from its checkpoint
 # --------------------------------------------------------------------------------------------

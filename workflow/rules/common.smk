@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pairbench.core.config import validate_config
 from pairbench.core.errors import PairbenchError
-from pairbench.core.sources import parse_source
+from pairbench.core.sources import check_offline_sources, parse_source
 from pairbench.study.suite import load_suite
 
 
@@ -24,6 +24,10 @@ try:
     validate_config(
         config, Path(workflow.basedir) / "workflow" / "schemas", workflow.configfiles
     )
+    # `enabled: false` drops a model merged in from another config file.
+    config["models"] = {
+        k: b for k, b in config["models"].items() if b.pop("enabled", True)
+    }
     for _key, _block in config["models"].items():
         parse_source(_block["source"], key=f"models.{_key}")
     for _key, _block in config["datasets"].items():

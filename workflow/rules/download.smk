@@ -1,6 +1,32 @@
 # Materialise models and datasets under resources/. Local rules: they run where Snakemake runs
 # (a login node with internet access), never on compute nodes that may have no network.
 
+# An offline run (HF_HUB_OFFLINE=1) whose Hugging Face cache lacks a hub source stops here, before
+# any job is submitted, naming each missing source and the `prefetch` command. Checked once, in the
+# main process of a real run (not in dry runs, nor again in cluster jobs).
+# (workflow.dryrun is not known yet while the Snakefile is read; output_settings.dryrun is.)
+if (
+    workflow.is_main_process
+    and not getattr(workflow.output_settings, "dryrun", False)
+    and not workflow.touch
+):
+    try:
+        check_offline_sources(
+            {
+                **{
+                    k: (b["source"], f"resources/models/{k}")
+                    for k, b in config["models"].items()
+                },
+                **{
+                    b: (s, f"resources/models/base/{b}") for b, s in BASE_MODELS.items()
+                },
+            },
+            {k: (b, f"resources/datasets/{k}") for k, b in config["datasets"].items()},
+            configfiles=workflow.config_settings.configfiles,
+        )
+    except PairbenchError as err:
+        stop(err)
+
 
 localrules:
     fetch_model,

@@ -7,6 +7,8 @@ Defaults live only in ``workflow/schemas/celi.schema.yaml``: the workflow valida
 
 from __future__ import annotations
 
+import importlib.util
+
 from dataclasses import asdict, dataclass, fields
 
 from pairbench.core.config import key_error, require_key, settings_from_block, stage_runs
@@ -86,6 +88,12 @@ def check_celi_block(block: dict, config_files=()) -> dict[str, dict]:
     for name, ev in enabled_eval(block).items():
         require_key(config_files, [*PREFIX, "eval", name, "collection"], ev["collection"],
                     block["collections"], "training.celi.collections")
+    stemmer = (block.get("bm25") or {}).get("stemmer")
+    if stemmer and importlib.util.find_spec("Stemmer") is None:
+        # Checked here: otherwise the first BM25 job fails, after the training jobs have run.
+        raise key_error(config_files, [*PREFIX, "bm25", "stemmer"],
+                        f"{stemmer!r} needs PyStemmer, which is not installed here: `pip install PyStemmer` "
+                        "(a pairbench dependency), or set it to null")
     train = block["train"]
     need = "collection" if train["format"] == "beir" else "dataset"
     if need not in train:

@@ -166,6 +166,38 @@ def _hub_snapshot(source: Source, *, key: str, repo_type: str, allow_patterns=No
     return folder, folder.name
 
 
+def _bundle_remote_code(folder: Path, *, key: str) -> dict:
+    """Copy the modeling code a config's ``auto_map`` takes from *another* repository into ``folder``.
+
+    ``trust_remote_code`` models such as nomic-embed-text-v1.5 name their code as
+    ``ORG/REPO--module.Class``; transformers fetches that repository when the model is loaded, which
+    an offline compute node cannot do. The code files are downloaded here (where ``prefetch`` runs)
+    and ``auto_map`` is pointed at the local copies, so the materialised folder loads on its own.
+    Returns {repository: resolved commit}.
+    """
+    path = folder / "config.json"
+    if not path.exists():
+        return {}
+    config = json.loads(path.read_text(encoding="utf-8"))
+    auto_map = config.get("auto_map") or {}
+    repos = {ref.split("--")[0] for ref in auto_map.values() if isinstance(ref, str) and "--" in ref}
+    commits = {}
+    for repo in sorted(repos):
+        code_dir, commit = _hub_snapshot(
+            Source("hf", repo), key=f"{key} (modeling code)", repo_type="model", allow_patterns=["*.py"]
+        )
+        for module in code_dir.glob("*.py"):
+            if not (folder / module.name).exists():
+                shutil.copy2(module, folder / module.name)
+        commits[repo] = commit
+    if repos:
+        config["auto_map"] = {
+            name: ref.split("--", 1)[1] if isinstance(ref, str) and "--" in ref else ref for name, ref in auto_map.items()
+        }
+        path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return commits
+
+
 def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
     """Put the model of config entry ``key`` into ``dest``; return its provenance manifest."""
     source = parse_source(spec, key=key)
@@ -181,8 +213,10 @@ def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
     # Renamed into place last: a killed download never leaves a folder that looks complete.
     with atomic_path(dest) as tmp:
         _copy_into(folder, tmp)
+        code = _bundle_remote_code(tmp, key=key) if source.scheme == "hf" else {}
         manifest = _write_manifest(
-            tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin
+            tmp, key=key, source=str(source), scheme=source.scheme, revision=revision, origin=origin,
+            **({"remote_code": code} if code else {}),
         )
     log.info("materialised model %s from %s (revision %s) into %s", key, source, revision, dest)
     return manifest
@@ -228,5 +262,82 @@ def _download_hub_dataset(key: str, source: Source, spec: dict, out: Path) -> st
         if split not in loaded:
             raise SourceError(f"dataset {key!r}: split {split!r} not in {sorted(loaded.keys())}")
         loaded[split].to_parquet(str(out / f"{split}.parquet"))
-    fingerprint = next(iter(loaded.values()))._fingerprint
-    return source.revision or f"datasets-fingerprint:{fingerprint}"
+    return hub_dataset_commit(loaded) or source.revision or f"datasets-fingerprint:{next(iter(loaded.values()))._fingerprint}"
+
+
+def hub_dataset_commit(loaded) -> str | None:
+    """The hub commit a loaded dataset came from.
+
+    ``datasets`` prepares a hub dataset under ``.../<config>/<version>/<commit>/`` (online and when
+    it reloads that cache offline), so the commit is the name of its cache files' folder.
+    """
+    for split in loaded.values():
+        for cache_file in split.cache_files:
+            folder = Path(cache_file["filename"]).parent.name
+            if re.fullmatch(r"[0-9a-f]{40}", folder):
+                return folder
+    return None
+
+
+def hub_offline() -> bool:
+    """Whether HF_HUB_OFFLINE is set (the value huggingface_hub reads)."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def in_hub_cache(source: Source, *, repo_type: str = "model", config: str | None = None) -> bool:
+    """Whether a hub source can be materialised offline from the local Hugging Face cache.
+
+    Models: the snapshot ``snapshot_download`` resolves offline. Datasets: the prepared cache
+    ``datasets.load_dataset`` reloads offline (``HF_HOME/datasets/ORG___NAME/<config>/...``); it never
+    reads the hub snapshot when offline.
+    """
+    if repo_type == "model":
+        from huggingface_hub import snapshot_download
+
+        try:
+            snapshot_download(repo_id=source.location, revision=source.revision, local_files_only=True)
+        except Exception:  # LocalEntryNotFoundError and friends: not cached
+            return False
+        return True
+    import datasets.config
+    from datasets.naming import camelcase_to_snakecase
+
+    org, _, name = source.location.rpartition("/")
+    root = Path(datasets.config.HF_DATASETS_CACHE) / f"{org}___{camelcase_to_snakecase(name)}"
+    return any(p.is_dir() for p in root.glob(f"{config or '*'}/*/*"))
+
+
+def missing_offline_sources(models: dict[str, tuple[str, str]], datasets: dict[str, tuple[dict, str]]) -> list[str]:
+    """With HF_HUB_OFFLINE set, the hub sources that are neither materialised nor in the cache.
+
+    ``models`` maps a key to (source, folder); ``datasets`` a key to (spec, folder). Each entry of the
+    result names the key and source.
+    """
+    if not hub_offline():
+        return []
+    missing = []
+    for key, (spec, folder) in models.items():
+        source = parse_source(spec, key=key)
+        if source.scheme == "hf" and not Path(folder).exists() and not in_hub_cache(source):
+            missing.append(f"model {key!r} ({source})")
+    for key, (spec, folder) in datasets.items():
+        source = parse_source(spec["source"], key=key)
+        if source.scheme == "hf" and not Path(folder).exists() and not in_hub_cache(
+            source, repo_type="dataset", config=spec.get("config")
+        ):
+            config = f", config {spec['config']}" if spec.get("config") else ""
+            missing.append(f"dataset {key!r} ({source}{config})")
+    return missing
+
+
+def check_offline_sources(models, datasets, *, configfiles=()) -> None:
+    """Stop before any job runs when an offline run needs a hub source the cache does not hold."""
+    missing = missing_offline_sources(models, datasets)
+    if missing:
+        hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface")
+        args = f" --configfile {' '.join(os.path.relpath(p) for p in configfiles)}" if configfiles else ""
+        raise SourceError(
+            f"HF_HUB_OFFLINE is set and {len(missing)} hub source(s) are neither under resources/ nor in the "
+            f"Hugging Face cache (HF_HOME={hf_home}): {'; '.join(missing)}. On a machine with internet access "
+            f"(a login node), with the same HF_HOME, run `snakemake prefetch --cores 1{args}`, then run again."
+        )
