@@ -329,7 +329,7 @@ def test_killed_training_job_resumes_to_the_same_metrics(tmp_path):
     (tmp_path / "few.txt").write_text("\n".join(f"Short sentence number {i}." for i in range(60)) + "\n", encoding="utf-8")
     work = tmp_path / "wf"
     freeze_workflow(work, tiny_stage_update(model_dir, tmp_path / "few.txt", lm={"batch_size": 16},
-                                            run={"epochs": 25, "batch_size": 2}))
+                                            run={"epochs": 12, "batch_size": 2}))
     target = "results/metrics/freeze/tiny-run.json"
     snakemake(work, "--cores", "2", target)
     reference = json.loads((work / target).read_text())

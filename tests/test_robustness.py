@@ -231,4 +231,5 @@ def test_without_a_gpu_training_jobs_do_not_queue_for_one(tmp_path):
     without = planned_gpu_requests(workdir, "")
     with_gpu = planned_gpu_requests(workdir, "0")
     assert with_gpu["train_cross_encoder"] == {1} and with_gpu["celi_train"] == {1}
-    assert all(values == {0} for values in without.values()), without
+    assert all(values <= {0} for values in without.values()), without  # local rules declare none
+    assert without["train_cross_encoder"] == {0} and without["celi_train"] == {0}
