@@ -239,22 +239,20 @@ def single_parquet(folder: Path, stem: str) -> Path | None:
     return named[0] if named else (files[0] if len(files) == 1 else None)
 
 
-def read_corpus_any(folder) -> dict[str, tuple[str, str]]:
-    """The corpus of a BEIR folder, or of a hub ``corpus`` config materialised as one Parquet file."""
+def read_role_any(folder, role: str, beir_reader, to_entry) -> dict:
+    """One role (``corpus`` or ``queries``) of a BEIR folder, or of a hub config materialised as one Parquet file."""
     folder = Path(folder)
-    if read_table(folder, "corpus") is not None:
-        return read_corpus(folder)
-    path = single_parquet(folder, "corpus")
+    if read_table(folder, role) is not None:
+        return beir_reader(folder)
+    path = single_parquet(folder, role)
     if path is None:
-        raise PairbenchError(f"{folder}: no corpus file (corpus.jsonl, corpus.parquet or a single Parquet split)")
-    return {str(r["_id"]): (str(r.get("title") or ""), str(r["text"] or "")) for r in pl.read_parquet(path).to_dicts()}
+        raise PairbenchError(f"{folder}: no {role} file ({role}.jsonl, {role}.parquet or a single Parquet split)")
+    return {str(r["_id"]): to_entry(r) for r in pl.read_parquet(path).to_dicts()}
+
+
+def read_corpus_any(folder) -> dict[str, tuple[str, str]]:
+    return read_role_any(folder, "corpus", read_corpus, lambda r: (str(r.get("title") or ""), str(r["text"] or "")))
 
 
 def read_queries_any(folder) -> dict[str, str]:
-    folder = Path(folder)
-    if read_table(folder, "queries") is not None:
-        return read_queries(folder)
-    path = single_parquet(folder, "queries")
-    if path is None:
-        raise PairbenchError(f"{folder}: no queries file (queries.jsonl, queries.parquet or a single Parquet split)")
-    return {str(r["_id"]): str(r["text"]) for r in pl.read_parquet(path).to_dicts()}
+    return read_role_any(folder, "queries", read_queries, lambda r: str(r["text"]))
