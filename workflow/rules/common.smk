@@ -1,4 +1,5 @@
 # Config lookups, input functions and wildcard constraints shared by every rule file.
+import functools
 import os
 import re
 import shutil
@@ -49,6 +50,7 @@ TRAINED_MODELS = {}
 FINAL_TARGETS = []
 
 
+@functools.cache
 def visible_gpus():
     """GPUs this machine shows (CUDA_VISIBLE_DEVICES respected); no torch import at parse time."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
@@ -60,14 +62,18 @@ def visible_gpus():
     return listing.stdout.count("GPU ") if listing.returncode == 0 else 0
 
 
-# Locally, GPUs are only a counted resource: on a machine without one, GPU-tagged jobs run on
-# the CPU and need not wait for each other. A cluster executor always gets the requested count.
-COUNT_GPUS = not workflow.local_exec or visible_gpus() > 0
-
-
 def gpus(n):
-    """The `gpu` resource of a job that asks for `n` GPUs."""
-    return n if COUNT_GPUS else 0
+    """The `gpu` resource of a job that asks for `n` GPUs.
+
+    Locally, GPUs are only a counted resource: on a machine without one, GPU-tagged jobs run on
+    the CPU and need not wait for each other. A cluster executor always gets the requested count.
+    Decided when jobs are planned: while the Snakefile is read, the executor is not known yet.
+    """
+
+    def gpu_request(wildcards):
+        return n if not workflow.local_exec or visible_gpus() > 0 else 0
+
+    return gpu_request
 
 
 def alternatives(keys):
