@@ -15,7 +15,7 @@ import dataclasses
 import fnmatch
 from pathlib import Path
 
-from pairbench.core.errors import ConfigError
+from pairbench.core.errors import ConfigError, InputProblems
 
 # Keys renamed when every stage took the same vocabulary: old dotted path (``*`` matches one
 # key) -> what to write instead. See CHANGELOG.md.
@@ -85,15 +85,29 @@ def _key_lines(path: Path) -> dict[tuple, int]:
     return lines
 
 
+def by_precedence(config_files) -> list[Path]:
+    """Config files from the lowest to the highest precedence (the last one's values win).
+
+    ``workflow.configfiles`` lists the command-line ``--configfile``s first (as ``Path`` objects)
+    and appends the Snakefile's own ``configfile:`` (the string written there) when that directive
+    runs, although command-line values override it. Strings therefore go first; a list of paths
+    already in precedence order stays as it is.
+    """
+    files = list(config_files or [])
+    return [Path(p) for p in files if isinstance(p, str)] + [Path(p) for p in files if not isinstance(p, str)]
+
+
 def locate_key(config_files, keys) -> str:
-    """``file:line`` of the deepest prefix of ``keys`` found in the config files (last file wins)."""
+    """``file:line`` of the file that set ``keys``: the deepest prefix found, the later file on a tie."""
     keys = tuple(keys)
-    for path in reversed([Path(p) for p in config_files or []]):
+    best, best_depth = "the config", 0
+    for path in by_precedence(config_files):
         lines = _key_lines(path)
-        for depth in range(len(keys), 0, -1):
-            if keys[:depth] in lines:
-                return f"{path}:{lines[keys[:depth]]}"
-    return "the config"
+        for depth in range(len(keys), best_depth - 1, -1):
+            if depth and keys[:depth] in lines:
+                best, best_depth = f"{path}:{lines[keys[:depth]]}", depth
+                break
+    return best
 
 
 def key_error(config_files, keys, message: str) -> ConfigError:
@@ -115,20 +129,42 @@ def _paths(node, prefix=()):
             yield from _paths(value, path)
 
 
-def check_renamed_keys(config: dict, config_files=()) -> None:
-    """Stop with one line per renamed key the config still uses, naming the key to write instead."""
+def renamed_key_problems(config: dict, config_files=()) -> list[str]:
+    """One line per renamed key the config still uses, naming the key to write instead."""
     problems = []
     for path in _paths(config):
         dotted = ".".join(path)
         for old, new in RENAMED_KEYS.items():
             if fnmatch.fnmatchcase(dotted, old) and dotted.count(".") == old.count("."):
-                problems.append(f"{locate_key(config_files, path)}: {dotted} was renamed: write {new}")
+                problems.append(
+                    f"{locate_key(config_files, path)}: {dotted} was renamed: write {new} (see CHANGELOG.md)"
+                )
+    return problems
+
+
+def check_renamed_keys(config: dict, config_files=()) -> None:
+    """Stop with one line per renamed key the config still uses."""
+    problems = renamed_key_problems(config, config_files)
     if problems:
-        raise ConfigError("\n".join(problems) + "\n(see CHANGELOG.md)")
+        raise ConfigError("\n".join(problems))
 
 
-def schema_error(error, config_files=()) -> ConfigError:
-    """Turn a jsonschema ``ValidationError`` into one line naming the file, line and key."""
+def _pattern_in_words(error) -> str:
+    from pairbench.core.sources import SOURCE_FORMS
+
+    keys = [str(k) for k in error.absolute_path]
+    if "propertyNames" in error.schema_path:
+        return f"the key {error.instance!r} is not allowed: {(error.schema or {}).get('description', 'rename it')}"
+    if keys and keys[-1] in ("source", "base"):
+        return f"{error.instance!r} is not a source: {SOURCE_FORMS}"
+    description = (error.schema or {}).get("description")
+    if description:
+        return f"{error.instance!r} is not allowed here: {description}"
+    return f"{error.instance!r} does not have the form this key needs"
+
+
+def schema_problems(error, config_files=()) -> list[str]:
+    """One line per problem of a jsonschema ``ValidationError``: file, line, key, what to do."""
     from jsonschema.exceptions import best_match
 
     if getattr(error, "context", None):
@@ -139,23 +175,71 @@ def schema_error(error, config_files=()) -> ConfigError:
         known = list((error.schema or {}).get("properties", {}))
         unknown = [k for k in error.instance if k not in known]
         if unknown and known:
-            keys.append(unknown[0])
             message = f"unknown key (misspelt?); the keys here are: {', '.join(known)}"
+            return [str(key_error(config_files, [*keys, k], message)) for k in unknown]
+    elif error.validator == "pattern":
+        message = _pattern_in_words(error)
+        if "propertyNames" in error.schema_path:
+            keys.append(error.instance)
     if len(message) > 300:
         message = message[:300] + "..."
-    return key_error(config_files, keys or ["(top level)"], message)
+    return [str(key_error(config_files, keys or ["(top level)"], message))]
+
+
+def schema_error(error, config_files=()) -> ConfigError:
+    """Turn a jsonschema ``ValidationError`` into a :class:`ConfigError` naming file, line and key."""
+    return ConfigError("\n".join(schema_problems(error, config_files)))
+
+
+def _schema_validator(schema: Path):
+    """A Draft 2020-12 validator of a schema file whose relative ``$ref``s resolve beside it."""
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    import yaml
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    def load(path):
+        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+
+    contents = load(schema)
+    contents["$id"] = schema.resolve().as_uri()
+    registry = Registry(retrieve=lambda uri: Resource.from_contents(load(url2pathname(urlparse(uri).path))))
+    return Draft202012Validator(contents, registry=registry)
+
+
+def config_problems(config: dict, schema_dir, config_files=()) -> list[str]:
+    """Every renamed key and schema error of the config and each training stage's block."""
+    schema_dir = Path(schema_dir)
+    problems = renamed_key_problems(config, config_files)
+    blocks = [((), config, schema_dir / "config.schema.yaml")]
+    training = config.get("training") if isinstance(config, dict) else None
+    for stage, block in (training if isinstance(training, dict) else {}).items():
+        schema = schema_dir / f"{stage}.schema.yaml"
+        if schema.exists() and isinstance(block, dict):
+            blocks.append((("training", stage), block, schema))
+    for prefix, block, schema in blocks:
+        errors = sorted(_schema_validator(schema).iter_errors(block), key=lambda e: [str(k) for k in e.path])
+        for error in errors:
+            error.path.extendleft(reversed(prefix))
+            problems += [p for p in schema_problems(error, config_files) if p not in problems]
+    return problems
 
 
 def validate_config(config: dict, schema_dir, config_files=()) -> dict:
     """The one validation path: renamed keys, the whole config, then each training stage's block.
 
-    Every schema is applied with Snakemake's ``validate()`` (defaults filled in) and read once. A
-    stage block is validated against its own schema file rather than through a ``$ref`` from
-    ``config.schema.yaml``: jsonschema follows a whole-file reference with a plain validator
-    that would fill no defaults inside it.
+    Every problem is collected first (:func:`config_problems`, one line each, the file and line that
+    set the value); with none, every schema is applied with Snakemake's ``validate()``, which fills
+    the defaults. A stage block is validated against its own schema file rather than through a
+    ``$ref`` from ``config.schema.yaml``: jsonschema follows a whole-file reference with a plain
+    validator that would fill no defaults inside it.
     """
     schema_dir = Path(schema_dir)
-    check_renamed_keys(config, config_files)
+    problems = config_problems(config, schema_dir, config_files)
+    if problems:
+        raise InputProblems(problems)
     _validated(config, schema_dir / "config.schema.yaml", (), config_files)
     for stage, block in (config.get("training") or {}).items():
         _validated(block, schema_dir / f"{stage}.schema.yaml", ("training", stage), config_files)
@@ -175,6 +259,24 @@ def _validated(block, schema: Path, prefix: tuple, config_files) -> None:
             raise
         cause.path.extendleft(reversed(prefix))
         raise schema_error(cause, config_files) from None
+
+
+def yaml_syntax_problem(path) -> str | None:
+    """``file:line:column: ...`` when a YAML file cannot be parsed (None when it can)."""
+    import yaml
+
+    try:
+        yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        return f"{path}: not valid UTF-8 (byte {err.start}); save the file as UTF-8"
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        context = f" ({err.context})" if err.context else ""
+        return f"{where}: YAML syntax error: {err.problem}{context}; fix the file (indent with spaces, close every bracket and quote)"
+    except yaml.YAMLError as err:
+        return f"{path}: YAML syntax error: {err}"
+    return None
 
 
 # ----------------------------------------------------------------------------------------------

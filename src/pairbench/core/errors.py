@@ -4,6 +4,8 @@ Every :class:`PairbenchError` message says *what* is wrong (which file, line, ke
 or model) and *what to do*. Workflow scripts print these without a traceback.
 """
 
+import contextlib
+
 
 class PairbenchError(Exception):
     """An error caused by input or configuration that the user can fix."""
@@ -19,3 +21,48 @@ class SourceError(PairbenchError):
 
 class ConfigError(PairbenchError):
     """A configuration value that passes the schema but cannot work."""
+
+
+class InputProblems(PairbenchError):
+    """Every problem one checking pass found, one line each (at most ``limit`` shown)."""
+
+    def __init__(self, lines: list[str], limit: int = 20):
+        self.lines = list(lines)
+        shown = self.lines[:limit]
+        more = len(self.lines) - len(shown)
+        head = f"{len(self.lines)} problem(s) in the input; fix them all, then run again:"
+        tail = [f"... and {more} more (only the first {limit} are shown)"] if more else []
+        super().__init__("\n".join([head, *(f"  {line}" for line in shown), *tail]))
+
+
+class ProblemCollector:
+    """Collect the problems of one checking pass instead of stopping at the first one.
+
+    ``with collector.catching():`` records a :class:`PairbenchError` raised inside (each of its
+    lines, or each line of an :class:`InputProblems`) and carries on; :meth:`raise_if_any` stops
+    with all of them.
+    """
+
+    def __init__(self, limit: int = 20):
+        self.limit = limit
+        self.lines: list[str] = []
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+
+    def add_error(self, err: PairbenchError) -> None:
+        if isinstance(err, InputProblems):
+            self.lines.extend(err.lines)
+        else:
+            self.lines.append(str(err))
+
+    @contextlib.contextmanager
+    def catching(self):
+        try:
+            yield
+        except PairbenchError as err:
+            self.add_error(err)
+
+    def raise_if_any(self) -> None:
+        if self.lines:
+            raise InputProblems(self.lines, self.limit)

@@ -31,6 +31,12 @@ log = logging.getLogger(__name__)
 
 MANIFEST = "pairbench_source.json"
 _SOURCE_RE = re.compile(r"^(?P<scheme>hf|path|pkg):(?P<location>[^@]+?)(?:@(?P<revision>[^@/\s]+))?$")
+# What a source string may be, in words.
+SOURCE_FORMS = (
+    "a source is hf:ORG/NAME or hf:ORG/NAME@REVISION (a Hugging Face hub model or dataset), "
+    "path:DIR (a folder on disk, relative to the working directory) or pkg:PACKAGE or "
+    "pkg:PACKAGE/SUBDIR (a folder inside an installed Python package)"
+)
 _WHAT_TO_DO = (
     "On a machine with internet access (a login node), run `snakemake prefetch --cores 1` with the same "
     "config to download every model and dataset into resources/; or set HF_HOME to a shared Hugging Face "
@@ -57,8 +63,7 @@ def parse_source(spec: str, *, key: str = "?") -> Source:
     match = _SOURCE_RE.match(spec.strip())
     if not match:
         raise SourceError(
-            f"source {spec!r} of {key!r} is not one of 'hf:ORG/NAME[@REVISION]', 'path:DIR', "
-            "'pkg:PACKAGE[/SUBDIR]'"
+            f"{key}: {spec!r} is not a source: {SOURCE_FORMS}"
         )
     scheme, location, revision = match["scheme"], match["location"].strip(), match["revision"]
     if scheme != "hf" and revision:
