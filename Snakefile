@@ -2,6 +2,24 @@
 # Run:  snakemake --cores 8                                   (default, offline configuration)
 #       snakemake --cores 8 --configfile config/study.yaml    (the published study's models)
 
+import sys
+import time
+from pathlib import Path
+
+from pairbench.core.config import yaml_syntax_problem
+from pairbench.core.runtime import closing_message
+
+RUN_STARTED = time.time()
+# The working directory holds config.yaml, resources/ and results/; run from elsewhere, Snakemake
+# would only say that config.yaml is missing. A syntax error in it would name no file or line.
+if not Path("config.yaml").exists() and not workflow.config_settings.configfiles:
+    sys.exit(
+        f"pairbench: no config.yaml in the working directory {Path.cwd()}. Run from the folder that holds "
+        f"it, or add `--directory {workflow.basedir}` (with `-s {workflow.main_snakefile}`)."
+    )
+if Path("config.yaml").exists() and yaml_syntax_problem("config.yaml"):
+    sys.exit(f"pairbench: {yaml_syntax_problem('config.yaml')}")
+
 
 configfile: "config.yaml"
 
@@ -34,7 +52,4 @@ onsuccess:
 
 
 onerror:
-    print(
-        "\npairbench: stopped before the end. Finished outputs are kept: rerun the same command"
-        "\nto continue. Each job's log is under results/logs/."
-    )
+    print("\n" + closing_message("results/logs", RUN_STARTED))

