@@ -46,9 +46,9 @@ def test_pkg_source_materialises_packaged_minilm(tmp_path):
 
 
 def test_missing_package_and_path_say_what_to_do(tmp_path):
-    with pytest.raises(SourceError, match=r"'x'.*not installed here.*pip install no-such-pkg"):
+    with pytest.raises(SourceError, match=r"^x: .*not installed here.*pip install no-such-pkg"):
         materialise_model("x", "pkg:no_such_pkg/model", tmp_path / "x")
-    with pytest.raises(SourceError, match=r"'y'.*does not exist"):
+    with pytest.raises(SourceError, match=r"^y: .*does not exist"):
         materialise_model("y", "path:/no/such/dir", tmp_path / "y")
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
@@ -57,6 +57,7 @@ def test_path_source_copies_folder(tmp_path):
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
     (src / "config.json").write_text("{}")
+    (src / "model.safetensors").write_bytes(b"weights")
     (src / "sub" / "w.bin").write_bytes(b"123")
     manifest = materialise_model("local", f"path:{src}", tmp_path / "dest")
     assert (tmp_path / "dest" / "sub" / "w.bin").read_bytes() == b"123"
@@ -78,7 +79,7 @@ def test_hub_source_resolves_revision_from_cache_offline(tmp_path, monkeypatch):
     import huggingface_hub.constants as constants
 
     commit = "0123456789abcdef0123456789abcdef01234567"
-    _fake_hub_cache(tmp_path / "hub", "org/tiny", commit, {"config.json": '{"a": 1}'})
+    _fake_hub_cache(tmp_path / "hub", "org/tiny", commit, {"config.json": '{"a": 1}', "model.safetensors": "w"})
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     manifest = materialise_model("tiny", "hf:org/tiny", tmp_path / "out")

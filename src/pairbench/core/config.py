@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import fnmatch
+import re
 from pathlib import Path
 
 from pairbench.core.errors import ConfigError, InputProblems
@@ -220,11 +221,16 @@ def config_problems(config: dict, schema_dir, config_files=()) -> list[str]:
         if schema.exists() and isinstance(block, dict):
             blocks.append((("training", stage), block, schema))
     for prefix, block, schema in blocks:
-        errors = sorted(_schema_validator(schema).iter_errors(block), key=lambda e: [str(k) for k in e.path])
-        for error in errors:
+        for error in _schema_validator(schema).iter_errors(block):
             error.path.extendleft(reversed(prefix))
             problems += [p for p in schema_problems(error, config_files) if p not in problems]
-    return problems
+    return sorted(problems, key=_file_and_line)
+
+
+def _file_and_line(problem: str):
+    """Sort key: the file, then the line number (problems without one last)."""
+    match = re.match(r"^(.*?):(\d+): ", problem)
+    return (0, match[1], int(match[2])) if match else (1, "", 0)
 
 
 def validate_config(config: dict, schema_dir, config_files=()) -> dict:
