@@ -52,4 +52,5 @@ onsuccess:
 
 
 onerror:
-    print("\n" + closing_message("results/logs", RUN_STARTED))
+    print()
+    print(closing_message("results/logs", RUN_STARTED))

@@ -377,3 +377,29 @@ def test_a_dry_run_checks_offline_sources(tmp_path, monkeypatch):
     assert proc.returncode != 0
     assert "HF_HUB_OFFLINE is set and 1 hub source(s) are neither under resources/ nor in the Hugging Face cache" in text
     assert "model 'bge' (hf:BAAI/bge-large-en-v1.5)" in text and "snakemake prefetch --cores 1" in text
+
+
+def test_a_hub_model_of_the_wrong_kind_stops_its_fetch_job_with_an_input_error(tmp_path, monkeypatch, tiny_models):
+    import shutil
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hf" / "hub" / "models--org--tiny-bi"
+    shutil.copytree(tiny_models["bi"], repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    workdir = copy_workflow(tmp_path / "wf")
+    write_config(workdir, {"models": {"m": {"kind": "cross", "source": "hf:org/tiny-bi"}}, "suites": {"compositional": "resources/suites/compositional.tsv"}, "training": {}})
+    proc = snakemake(workdir, "--cores", "1", "resources/models/m", check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in text
+    closing = text[text.index("pairbench: stopped"):].splitlines()
+    assert closing[0] == (
+        "pairbench: stopped: a job found a problem in the input. Fix it, then run again (finished outputs are kept; "
+        "rerunning without a fix fails the same way):"
+    )
+    assert closing[1].startswith("  models.m: the model folder ") and "declared `kind: cross`" in closing[1]
+    assert closing[1].endswith("set `kind: bi` (log: results/logs/fetch_model/m.log)")
+    assert "continue" not in text[text.index("pairbench: stopped"):]
+    assert not (workdir / "resources/models/m").exists()

@@ -12,7 +12,11 @@ class PairbenchError(Exception):
 
 
 class SuiteError(PairbenchError):
-    """A malformed pair-suite file."""
+    """A malformed pair-suite file; ``lines`` holds one line per problem when there are several."""
+
+    def __init__(self, message: str, lines: list[str] | None = None):
+        super().__init__(message)
+        self.lines = lines
 
 
 class SourceError(PairbenchError):
@@ -23,8 +27,8 @@ class ConfigError(PairbenchError):
     """A configuration value that passes the schema but cannot work."""
 
 
-class InputProblems(PairbenchError):
-    """Every problem one checking pass found, one line each (at most ``limit`` shown)."""
+class InputProblems(ConfigError):
+    """Every problem one checking pass found in the config and its inputs, one line each (at most ``limit`` shown)."""
 
     def __init__(self, lines: list[str], limit: int = 20):
         self.lines = list(lines)
@@ -51,10 +55,8 @@ class ProblemCollector:
         self.lines.append(line)
 
     def add_error(self, err: PairbenchError) -> None:
-        if isinstance(err, InputProblems):
-            self.lines.extend(err.lines)
-        else:
-            self.lines.append(str(err))
+        """Its ``lines`` when it has them (one problem each), else its message."""
+        self.lines.extend(getattr(err, "lines", None) or [str(err)])
 
     @contextlib.contextmanager
     def catching(self):

@@ -70,7 +70,7 @@ def _decoded_lines(path: Path) -> list[str]:
             bad.append(f"{path}, line {lineno}: not valid UTF-8 (byte 0x{raw[err.start]:02x} at column {err.start + 1})")
     if bad:
         more = f" ... and {len(bad) - 5} more line(s)" if len(bad) > 5 else ""
-        raise SuiteError("\n".join(bad[:5]) + more + "\n  (save the file as UTF-8)")
+        raise SuiteError("\n".join(bad[:5]) + more + "\n  (save the file as UTF-8)", [f"{line} (save the file as UTF-8)" for line in bad])
     return lines
 
 
@@ -111,7 +111,7 @@ def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES
             break
     if errors:
         more = " (stopped after the first errors)" if len(errors) >= _MAX_ERRORS else ""
-        raise SuiteError(f"{len(errors)} problem(s) in suite {path}{more}:\n  " + "\n  ".join(errors))
+        raise SuiteError(f"{len(errors)} problem(s) in suite {path}{more}:\n  " + "\n  ".join(errors), errors)
     if not rows:
         raise SuiteError(f"{path}: the suite has a header but no pairs")
     return pl.DataFrame(rows, schema={name: pl.String for name in columns}, orient="row")
@@ -165,5 +165,5 @@ def check_suite(path) -> pl.DataFrame:
     suite = load_suite(path)
     problems = study_problems(suite, path)
     if problems:
-        raise SuiteError("\n".join(problems))
+        raise SuiteError("\n".join(problems), problems)
     return suite
