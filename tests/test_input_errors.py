@@ -128,6 +128,18 @@ def test_yaml_syntax_error_names_file_line_and_column(tmp_path):
         "block mapping); fix the file (indent with spaces, close every bracket and quote)"
     )
     assert yaml_syntax_problem(REPO / "config.yaml") is None
+    assert yaml_syntax_problem(tmp_path / "nope.yaml") == f"{tmp_path / 'nope.yaml'}: cannot be read (No such file or directory)"
+
+
+def test_a_command_line_configfile_can_be_checked_for_syntax(tmp_path, capsys):
+    # Snakemake parses --configfile files before the workflow runs and names no line; this does.
+    from pairbench.core.config import main
+
+    bad = tmp_path / "user.yaml"
+    bad.write_text("models: {m: [1, 2}\n")
+    assert main([str(REPO / "config.yaml"), str(bad)]) == 1
+    assert capsys.readouterr().out == f"{bad}:1:18: YAML syntax error: expected ',' or ']', but got '}}' (while parsing a flow sequence); fix the file (indent with spaces, close every bracket and quote)\n"
+    assert main([str(REPO / "config.yaml")]) == 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -275,6 +275,8 @@ def yaml_syntax_problem(path) -> str | None:
         yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except UnicodeDecodeError as err:
         return f"{path}: not valid UTF-8 (byte {err.start}); save the file as UTF-8"
+    except OSError as err:
+        return f"{path}: cannot be read ({err.strerror})"
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -339,3 +341,21 @@ def require_key(config_files, keys, value, choices, what: str) -> None:
     if value not in choices:
         known = ", ".join(sorted(choices)) or "none defined"
         raise key_error(config_files, keys, f"{value!r} is not a key of `{what}` ({known}); declare it there or fix the name")
+
+
+def main(argv=None) -> int:
+    """``python -m pairbench.core.config FILE...``: file:line:column of each YAML syntax error.
+
+    Snakemake reads ``--configfile``s before the workflow's own checks run and names no line when
+    one cannot be parsed; this names it.
+    """
+    import sys
+
+    problems = [p for p in (yaml_syntax_problem(path) for path in (argv if argv is not None else sys.argv[1:])) if p]
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

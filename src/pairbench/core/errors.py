@@ -36,7 +36,10 @@ class InputProblems(ConfigError):
         more = len(self.lines) - len(shown)
         head = f"{len(self.lines)} problem(s) in the input; fix them all, then run again:"
         tail = [f"... and {more} more (only the first {limit} are shown)"] if more else []
-        super().__init__("\n".join([head, *(f"  {line}" for line in shown), *tail]))
+        if len(self.lines) == 1:
+            super().__init__(self.lines[0])
+        else:
+            super().__init__("\n".join([head, *(f"  {line}" for line in shown), *tail]))
 
 
 class ProblemCollector:
