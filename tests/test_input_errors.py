@@ -22,7 +22,7 @@ from pairbench.core.input_check import check_inputs
 from pairbench.core.model_kind import check_model_folder, inspect_model_folder
 from pairbench.core.runtime import closing_message
 from pairbench.core.sources import materialise_model, parse_source
-from pairbench.study.aggregate import nan_note
+from pairbench.study.tables import nan_note
 from pairbench.study.suite import check_suite, load_suite
 
 SCHEMAS = REPO / "workflow" / "schemas"
@@ -300,6 +300,19 @@ def test_nan_in_a_table_comes_with_a_note():
         "variation)."
     )
     assert nan_note(frame.head(1)) is None
+
+
+def test_a_study_table_with_nan_carries_its_note(tmp_path):
+    from pairbench.study.report_tables import write_table_page
+    from pairbench.study.tables import write_study_table
+
+    frame = pl.DataFrame({"model": ["a", "b"], "auc": [0.8, float("nan")]})
+    write_study_table(frame, tmp_path, "separation")
+    assert nan_note(frame) in (tmp_path / "separation.md").read_text()
+    write_study_table(frame.head(1), tmp_path, "clean")
+    assert "NaN" not in (tmp_path / "clean.md").read_text()
+    page = write_table_page(tmp_path / "separation.csv", tmp_path / "page", "separation", "separation")
+    assert "NaN in auc (1 row(s))" in (page / "index.html").read_text()
 
 
 # ---------------------------------------------------------------------------------------------

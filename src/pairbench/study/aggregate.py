@@ -27,19 +27,5 @@ def write_suite_tables(shard_paths, out_dir: str | os.PathLike, thresholds) -> d
     """Build every table of one suite and write ``{name}.csv`` and ``{name}.md`` into ``out_dir``."""
     built = suite_tables(tables.load_scores(shard_paths), thresholds)
     for name, frame in built.items():
-        tables.write_study_table(frame, Path(out_dir), name, note=nan_note(frame))
+        tables.write_study_table(frame, Path(out_dir), name)
     return built
-
-
-def nan_note(frame: pl.DataFrame) -> str | None:
-    """A note saying where a table holds NaN and why (None when it holds none)."""
-    floats = [c for c, t in frame.schema.items() if t.is_float()]
-    counts = {c: frame[c].is_nan().sum() + frame[c].null_count() for c in floats} if frame.height else {}
-    counts = {c: n for c, n in counts.items() if n}
-    if not counts:
-        return None
-    where = ", ".join(f"{c} ({n} row(s))" for c, n in counts.items())
-    return (
-        f"NaN in {where}: the statistic cannot be computed from these pairs (a spread, interval or test "
-        "from fewer than two pairs of a group, or a comparison with a group that has no pairs or no variation)."
-    )

@@ -16,7 +16,7 @@ import polars as pl
 from tabulate import tabulate
 
 from pairbench.core.io import atomic_path
-from pairbench.study.tables import markdown_formats
+from pairbench.study.tables import markdown_formats, nan_note
 
 STYLE = """
 body { font-family: system-ui, sans-serif; font-size: 14px; margin: 1em; }
@@ -84,7 +84,8 @@ def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, tit
     name = name or Path(csv_path).stem
     with atomic_path(folder) as tmp:
         tmp.mkdir(parents=True)
-        (tmp / "index.html").write_text(table_page(frame, title, NOTES.get(name, "")), encoding="utf-8")
+        note = " ".join(n for n in (NOTES.get(name, ""), nan_note(frame)) if n)
+        (tmp / "index.html").write_text(table_page(frame, title, note), encoding="utf-8")
     return Path(folder)
 
 

@@ -149,8 +149,25 @@ def markdown_formats(frame: pl.DataFrame) -> tuple[str, ...]:
     )
 
 
+def nan_note(frame: pl.DataFrame) -> str | None:
+    """A note saying where a table holds NaN and why (None when it holds none)."""
+    counts = {c: frame[c].is_nan().sum() + frame[c].null_count() for c, t in frame.schema.items() if t.is_float()}
+    counts = {c: n for c, n in counts.items() if n}
+    if not counts:
+        return None
+    where = ", ".join(f"{c} ({n} row(s))" for c, n in counts.items())
+    return (
+        f"NaN in {where}: the statistic cannot be computed from these pairs (a spread, interval or test "
+        "from fewer than two pairs of a group, or a comparison with a group that has no pairs or no variation)."
+    )
+
+
 def write_study_table(frame: pl.DataFrame, out_dir: Path, name: str, *, title: str | None = None, note: str | None = None):
-    """``{name}.csv`` and ``{name}.md`` in ``out_dir`` (p-values readable in the Markdown)."""
+    """``{name}.csv`` and ``{name}.md`` in ``out_dir`` (p-values readable in the Markdown).
+
+    A table that holds NaN gets a note saying where and why (:func:`nan_note`), after ``note``.
+    """
+    note = " ".join(n for n in (note, nan_note(frame)) if n) or None
     return write_table(
         frame, out_dir / f"{name}.csv", out_dir / f"{name}.md", title=title, note=note, floatfmt=markdown_formats(frame)
     )
