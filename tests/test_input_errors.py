@@ -293,11 +293,11 @@ def test_a_suite_without_what_the_statistics_need_is_refused(tmp_path):
 
 
 def test_nan_in_a_table_comes_with_a_note():
-    frame = pl.DataFrame({"model": ["a", "b"], "auc": [0.8, float("nan")], "auc_low": [0.7, None]})
+    frame = pl.DataFrame({"model": ["a", "b"], "auc": [0.8, float("nan")], "auc_low": [None, float("nan")]})
     assert nan_note(frame) == (
-        "NaN in auc (1 row(s)), auc_low (1 row(s)): the statistic cannot be computed from these pairs (a spread, "
-        "interval or test from fewer than two pairs of a group, or a comparison with a group that has no pairs or no "
-        "variation)."
+        "NaN in auc (1 row(s)), auc_low (1 row(s)): the statistic cannot be computed from these scores (a spread, "
+        "interval or test from fewer than two pairs or models in a group, or a comparison with a group that has none "
+        "or no variation)."
     )
     assert nan_note(frame.head(1)) is None
 

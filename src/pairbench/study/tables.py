@@ -150,15 +150,15 @@ def markdown_formats(frame: pl.DataFrame) -> tuple[str, ...]:
 
 
 def nan_note(frame: pl.DataFrame) -> str | None:
-    """A note saying where a table holds NaN and why (None when it holds none)."""
-    counts = {c: frame[c].is_nan().sum() + frame[c].null_count() for c, t in frame.schema.items() if t.is_float()}
+    """A note saying where a table holds NaN and why (None when it holds none; empty cells are not NaN)."""
+    counts = {c: frame[c].is_nan().sum() for c, t in frame.schema.items() if t.is_float()}
     counts = {c: n for c, n in counts.items() if n}
     if not counts:
         return None
     where = ", ".join(f"{c} ({n} row(s))" for c, n in counts.items())
     return (
-        f"NaN in {where}: the statistic cannot be computed from these pairs (a spread, interval or test "
-        "from fewer than two pairs of a group, or a comparison with a group that has no pairs or no variation)."
+        f"NaN in {where}: the statistic cannot be computed from these scores (a spread, interval or test "
+        "from fewer than two pairs or models in a group, or a comparison with a group that has none or no variation)."
     )
 
 
