@@ -217,6 +217,10 @@ def test_disabled_models_are_not_checked(workdir):
     (workdir / "config.yaml").write_text(text)
     config = check_inputs(merged(text, user), SCHEMAS, ["config.yaml"])
     assert list(config["models"]) == ["minilm"] and config["models"]["minilm"]["batch_size"] == 64
+    # Not even when another problem stops the run.
+    assert problems_of(merged(text, user, "aggregate: {thresholds: x}"), ["config.yaml"]) == [
+        "the config: aggregate.thresholds: 'x' is not of type 'array'"
+    ]
 
 
 def test_the_fetch_job_checks_a_hub_model_against_its_kind(tmp_path, monkeypatch, tiny_models):

@@ -43,6 +43,8 @@ def check_inputs(config: dict, schema_dir, config_files=(), *, limit: int = 20) 
         # `enabled: false` drops a model merged in from another config file.
         config["models"] = {k: b for k, b in config["models"].items() if b.pop("enabled", True)}
     for key, block in _dict(config.get("models")).items():
+        if _dict(block).get("enabled") is False:
+            continue
         with problems.catching():
             _check_model(key, _dict(block), files)
     for key, block in _dict(config.get("datasets")).items():
