@@ -129,7 +129,9 @@ def text_scored_models():
 
     Frozen-feature runs (kind freeze) score from cached latents with freeze.smk's own rules.
     """
-    return [m for m in scoring_models() if TRAINED_MODELS.get(m, {}).get("kind") != "freeze"]
+    return [
+        m for m in scoring_models() if TRAINED_MODELS.get(m, {}).get("kind") != "freeze"
+    ]
 
 
 def model_dir(key):

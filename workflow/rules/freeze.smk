@@ -21,7 +21,9 @@ if "freeze" in config["training"]:
     FINAL_TARGETS.append(lambda: FZ_PLAN["targets"])
     # Runs join the study (kind freeze) unless `join_study: false`: their shards and
     # general-quality scores come from the rules at the end of this file, from cached latents.
-    FZ_STUDY_RUNS = [run for run, spec in FZ_RUNS.items() if spec.pop("join_study", True)]
+    FZ_STUDY_RUNS = [
+        run for run, spec in FZ_RUNS.items() if spec.pop("join_study", True)
+    ]
     for _run in FZ_STUDY_RUNS:
         register_trained_model(_run, "freeze", f"results/models/freeze/{_run}")
 
