@@ -71,6 +71,17 @@ def test_freeze_kind_counts_as_bi_encoder_and_has_a_colour():
         score_with_kind("freeze", "somewhere", ScoringSettings(kind="freeze"), ["a"], ["b"], "cpu", key="x")
 
 
+def test_general_quality_reads_the_runs_sts_cache_when_it_holds_the_split():
+    from pairbench.frozen_features.config import general_quality_cache
+
+    sets = {"g-pairs": {"splits": ["dev", "test", "train"], "score_max": 5}, "project": {"files": ["a.txt"]}}
+    own = "results/latents/m/study/general_quality/done.json"
+    assert general_quality_cache(sets, {"data": "g", "split": "test", "score_max": 5}, "m") == "results/latents/m/g-pairs/done.json"
+    assert general_quality_cache(sets, {"data": "g", "split": "validation", "score_max": 5}, "m") == own
+    assert general_quality_cache(sets, {"data": "g", "split": "test", "score_max": 1}, "m") == own
+    assert general_quality_cache(sets, {"data": "other", "split": "test", "score_max": 5}, "m") == own
+
+
 # ---------------------------------------------------------------------------------------------
 # Dry runs: what the default config and a switching --configfile plan
 # ---------------------------------------------------------------------------------------------

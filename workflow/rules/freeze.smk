@@ -2,6 +2,7 @@
 # once per (lm, sentence set); layerwise autoencoders pretrained on them; a siamese layerwise STS
 # model trained on the cached latents of the STS sentences; the study's ablation progression.
 # Caches depend only on (lm, set): adding or changing a run never recomputes one.
+from pairbench.frozen_features.config import general_quality_cache
 from pairbench.frozen_features.config import plan_stage as plan_freeze_stage
 
 if "freeze" in config["training"]:
@@ -171,15 +172,6 @@ if "freeze" in config["training"]:
 
     # --- The study: every suite's sentences (and the general-quality split) join the latent
     # cache of each lm that a study run uses; the run scores its pairs from that cache.
-    def freeze_general_quality_cache(lm):
-        """The graded split's cache: the run data's {data}-pairs cache when it holds that split."""
-        block = general_quality_block()
-        pairs = FZ_SETS.get(f"{block['data']}-pairs")
-        if pairs and block["split"] in pairs["splits"]:
-            if pairs["score_max"] == block["score_max"]:
-                return f"results/latents/{lm}/{block['data']}-pairs/done.json"
-        return f"results/latents/{lm}/study/general_quality/done.json"
-
     rule freeze_suite_latents:
         """The distinct sentences of one suite, cached like a sentence set (any suite in `suites:`)."""
         input:
@@ -268,8 +260,8 @@ if "freeze" in config["training"]:
             """A study run scores the general-quality split from its cache (score_general_quality's columns)."""
             input:
                 model="results/models/freeze/{run}/sts_model.pt",
-                latents=lambda wildcards: freeze_general_quality_cache(
-                    FZ_RUNS[wildcards.run]["lm"]
+                latents=lambda wildcards: general_quality_cache(
+                    FZ_SETS, general_quality_block(), FZ_RUNS[wildcards.run]["lm"]
                 ),
                 data=general_quality_data,
             output:

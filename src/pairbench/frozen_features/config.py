@@ -101,6 +101,18 @@ def stage_targets(runs: dict, ablation_runs: list[str]) -> list[str]:
     return targets
 
 
+def general_quality_cache(sets: dict, block: dict, lm: str) -> str:
+    """The latent cache a study run of ``lm`` reads the general-quality split from.
+
+    The ``{data}-pairs`` cache of a run's STS data when it holds that split (same scale): no second
+    pass of the lm over the same sentences; otherwise the split's own cache.
+    """
+    pairs = sets.get(f"{block['data']}-pairs")
+    if pairs and block["split"] in pairs["splits"] and pairs["score_max"] == block["score_max"]:
+        return f"results/latents/{lm}/{block['data']}-pairs/done.json"
+    return f"results/latents/{lm}/study/general_quality/done.json"
+
+
 def plan_stage(block: dict, datasets: dict, config_files=()) -> dict:
     """Everything ``freeze.smk`` looks up, from the validated ``training.freeze`` block.
 
