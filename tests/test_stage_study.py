@@ -71,6 +71,19 @@ def test_freeze_kind_counts_as_bi_encoder_and_has_a_colour():
         score_with_kind("freeze", "somewhere", ScoringSettings(kind="freeze"), ["a"], ["b"], "cpu", key="x")
 
 
+def test_a_suite_read_whole_by_a_sentence_set_reuses_that_cache():
+    from pairbench.frozen_features.config import suite_cache
+
+    whole = {"files": ["x.txt", "./s/suite.tsv"], "format": "auto", "columns": ["sentence1", "sentence2"]}
+    own = "results/latents/m/study/suites/comp/done.json"
+    assert suite_cache({"p": whole}, "m", "comp", "s/suite.tsv") == "results/latents/m/p/done.json"
+    assert suite_cache({"p": whole}, "m", "comp", "s/other.tsv") == own
+    for change in ({"columns": ["sentence1"]}, {"sample": 10}, {"format": "text"}):
+        assert suite_cache({"p": {**whole, **change}}, "m", "comp", "s/suite.tsv") == own, change
+    assert suite_cache({"p": {**whole, "files": ["s/suite.csv"]}}, "m", "comp", "s/suite.csv") == own
+    assert suite_cache({"d-pairs": {"dataset": "d", "format": "sts", "splits": ["test"]}}, "m", "comp", "s/suite.tsv") == own
+
+
 def test_general_quality_reads_the_runs_sts_cache_when_it_holds_the_split():
     from pairbench.frozen_features.config import general_quality_cache
 
@@ -105,9 +118,9 @@ def test_default_run_scores_every_trained_model(workflow_copy):
     # The frozen-feature run scores from cached latents: its own rules, the same output paths.
     assert scored["results/scores/compositional/minilm-graded.parquet"] == "freeze_score_suite"
     assert scored["results/general_quality/minilm-graded.parquet"] == "freeze_score_general_quality"
-    assert ("freeze_suite_latents", "results/latents/minilm/study/suites/compositional/done.json") in jobs
-    # The general-quality split is in the run's STS cache already: no second cache of it.
-    assert not [out for rule, out in jobs if rule == "freeze_general_quality_latents"]
+    # The suite (in the `project` set) and the general-quality split (in the run's STS data) are
+    # in the stage's caches already: no second pass of the lm over them.
+    assert not [out for rule, out in jobs if rule in ("freeze_suite_latents", "freeze_general_quality_latents")]
 
 
 def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_copy):

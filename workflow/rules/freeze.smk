@@ -2,7 +2,7 @@
 # once per (lm, sentence set); layerwise autoencoders pretrained on them; a siamese layerwise STS
 # model trained on the cached latents of the STS sentences; the study's ablation progression.
 # Caches depend only on (lm, set): adding or changing a run never recomputes one.
-from pairbench.frozen_features.config import general_quality_cache
+from pairbench.frozen_features.config import general_quality_cache, suite_cache
 from pairbench.frozen_features.config import plan_stage as plan_freeze_stage
 
 if "freeze" in config["training"]:
@@ -203,7 +203,12 @@ if "freeze" in config["training"]:
         """A study run scores a suite from its cache: the ordinary shard, as score_suite writes it."""
         input:
             model="results/models/freeze/{run}/sts_model.pt",
-            latents=lambda wildcards: f"results/latents/{FZ_RUNS[wildcards.run]['lm']}/study/suites/{wildcards.suite}/done.json",
+            latents=lambda wildcards: suite_cache(
+                FZ_SETS,
+                FZ_RUNS[wildcards.run]["lm"],
+                wildcards.suite,
+                config["suites"][wildcards.suite],
+            ),
             suite=suite_file,
         output:
             "results/scores/{suite}/{run}.parquet",
