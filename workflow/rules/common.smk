@@ -113,6 +113,16 @@ def scoring_models():
     return [*config["models"], *TRAINED_MODELS]
 
 
+def text_scored_models():
+    """Study models that score_suite and score_general_quality score from text.
+
+    Frozen-feature runs (kind freeze) score from cached latents with freeze.smk's own rules.
+    """
+    return [
+        m for m in scoring_models() if TRAINED_MODELS.get(m, {}).get("kind") != "freeze"
+    ]
+
+
 def model_dir(key):
     if key in TRAINED_MODELS:
         return TRAINED_MODELS[key]["dir"]

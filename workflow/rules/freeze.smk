@@ -2,6 +2,7 @@
 # once per (lm, sentence set); layerwise autoencoders pretrained on them; a siamese layerwise STS
 # model trained on the cached latents of the STS sentences; the study's ablation progression.
 # Caches depend only on (lm, set): adding or changing a run never recomputes one.
+from pairbench.frozen_features.config import general_quality_cache, suite_cache
 from pairbench.frozen_features.config import plan_stage as plan_freeze_stage
 
 if "freeze" in config["training"]:
@@ -19,6 +20,13 @@ if "freeze" in config["training"]:
         lm: register_base_model(block["source"]) for lm, block in FZ_LMS.items()
     }
     FINAL_TARGETS.append(lambda: FZ_PLAN["targets"])
+    # Runs join the study (kind freeze) unless `join_study: false`: their shards and
+    # general-quality scores come from the rules at the end of this file, from cached latents.
+    FZ_STUDY_RUNS = [
+        run for run, spec in FZ_RUNS.items() if spec.pop("join_study", True)
+    ]
+    for _run in FZ_STUDY_RUNS:
+        register_trained_model(_run, "freeze", f"results/models/freeze/{_run}")
 
     rule freeze_latents:
         """One pass of the frozen model over a sentence set: every layer's pooled vector, cached."""
@@ -161,3 +169,124 @@ if "freeze" in config["training"]:
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/ablation",
         script:
             "../scripts/freeze_ablation.py"
+
+    # --- The study: every suite's sentences (and the general-quality split) join the latent
+    # cache of each lm that a study run uses; the run scores its pairs from that cache.
+    rule freeze_suite_latents:
+        """The distinct sentences of one suite, cached like a sentence set (any suite in `suites:`)."""
+        input:
+            model=lambda wildcards: FZ_LM_DIRS[wildcards.lm],
+            suite=suite_file,
+        output:
+            "results/latents/{lm}/study/suites/{suite}/done.json",
+        log:
+            f"{LOGS}/freeze_suite_latents/{{lm}}/{{suite}}.log",
+        benchmark:
+            f"{BENCH}/freeze_suite_latents/{{lm}}/{{suite}}.tsv"
+        wildcard_constraints:
+            lm=alternatives(FZ_LMS),
+            suite="[A-Za-z0-9][A-Za-z0-9._-]*",
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: FZ_RES["latents"]["threads"]
+        resources:
+            gpu=gpus(FZ_RES["latents"]["gpu"]),
+            mem_mb=FZ_RES["latents"]["mem_mb"],
+            runtime=FZ_RES["latents"]["runtime"],
+        params:
+            lm=lambda wildcards: FZ_LMS[wildcards.lm],
+            work=lambda wildcards: f"results/checkpoints/freeze/latents/{wildcards.lm}/study/suites/{wildcards.suite}",
+        script:
+            "../scripts/freeze_suite_latents.py"
+
+    rule freeze_score_suite:
+        """A study run scores a suite from its cache: the ordinary shard, as score_suite writes it."""
+        input:
+            model="results/models/freeze/{run}/sts_model.pt",
+            latents=lambda wildcards: suite_cache(
+                FZ_SETS,
+                FZ_RUNS[wildcards.run]["lm"],
+                wildcards.suite,
+                config["suites"][wildcards.suite],
+            ),
+            suite=suite_file,
+        output:
+            "results/scores/{suite}/{run}.parquet",
+        log:
+            f"{LOGS}/freeze_score_suite/{{suite}}/{{run}}.log",
+        benchmark:
+            f"{BENCH}/freeze_score_suite/{{suite}}/{{run}}.tsv"
+        wildcard_constraints:
+            run=alternatives(FZ_STUDY_RUNS),
+            suite="[A-Za-z0-9][A-Za-z0-9._-]*",
+        conda:
+            "../../envs/pairbench.yaml"
+        threads: FZ_RES["train"]["threads"]
+        resources:
+            gpu=gpus(FZ_RES["train"]["gpu"]),
+            mem_mb=FZ_RES["train"]["mem_mb"],
+            runtime=FZ_RES["train"]["runtime"],
+        params:
+            device=lambda wildcards: FZ_RUNS[wildcards.run]["device"],
+        script:
+            "../scripts/freeze_score_suite.py"
+
+    if general_quality_block() is not None:
+
+        rule freeze_general_quality_latents:
+            """The distinct sentences of the general-quality split, when no run's STS cache holds them."""
+            input:
+                model=lambda wildcards: FZ_LM_DIRS[wildcards.lm],
+                data=general_quality_data,
+            output:
+                "results/latents/{lm}/study/general_quality/done.json",
+            log:
+                f"{LOGS}/freeze_general_quality_latents/{{lm}}.log",
+            benchmark:
+                f"{BENCH}/freeze_general_quality_latents/{{lm}}.tsv"
+            wildcard_constraints:
+                lm=alternatives(FZ_LMS),
+            conda:
+                "../../envs/pairbench.yaml"
+            threads: FZ_RES["latents"]["threads"]
+            resources:
+                gpu=gpus(FZ_RES["latents"]["gpu"]),
+                mem_mb=FZ_RES["latents"]["mem_mb"],
+                runtime=FZ_RES["latents"]["runtime"],
+            params:
+                lm=lambda wildcards: FZ_LMS[wildcards.lm],
+                split=general_quality_block()["split"],
+                score_max=general_quality_block()["score_max"],
+                work=lambda wildcards: f"results/checkpoints/freeze/latents/{wildcards.lm}/study/general_quality",
+            script:
+                "../scripts/freeze_general_quality_latents.py"
+
+        rule freeze_score_general_quality:
+            """A study run scores the general-quality split from its cache (score_general_quality's columns)."""
+            input:
+                model="results/models/freeze/{run}/sts_model.pt",
+                latents=lambda wildcards: general_quality_cache(
+                    FZ_SETS, general_quality_block(), FZ_RUNS[wildcards.run]["lm"]
+                ),
+                data=general_quality_data,
+            output:
+                "results/general_quality/{run}.parquet",
+            log:
+                f"{LOGS}/freeze_score_general_quality/{{run}}.log",
+            benchmark:
+                f"{BENCH}/freeze_score_general_quality/{{run}}.tsv"
+            wildcard_constraints:
+                run=alternatives(FZ_STUDY_RUNS),
+            conda:
+                "../../envs/pairbench.yaml"
+            threads: FZ_RES["train"]["threads"]
+            resources:
+                gpu=gpus(FZ_RES["train"]["gpu"]),
+                mem_mb=FZ_RES["train"]["mem_mb"],
+                runtime=FZ_RES["train"]["runtime"],
+            params:
+                split=general_quality_block()["split"],
+                score_max=general_quality_block()["score_max"],
+                device=lambda wildcards: FZ_RUNS[wildcards.run]["device"],
+            script:
+                "../scripts/freeze_score_general_quality.py"

@@ -41,7 +41,7 @@ if general_quality_block() is not None:
         benchmark:
             f"{BENCH}/score_general_quality/{{model}}.tsv"
         wildcard_constraints:
-            model=alternatives(scoring_models()),
+            model=alternatives(text_scored_models()),
         conda:
             "../../envs/pairbench.yaml"
         threads: GENERAL_QUALITY_RESOURCES["threads"]

@@ -13,7 +13,7 @@ rule score_suite:
         f"{BENCH}/score_suite/{{suite}}/{{model}}.tsv"
     wildcard_constraints:
         suite=alternatives(config["suites"]),
-        model=alternatives(scoring_models()),
+        model=alternatives(text_scored_models()),
     conda:
         "../../envs/pairbench.yaml"
     threads: config["scoring"]["threads"]

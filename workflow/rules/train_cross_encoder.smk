@@ -16,6 +16,9 @@ if "cross_encoder" in config["training"]:
         run: register_base_model(block["base"]) for run, block in CE_RUNS.items()
     }
     for _run, _block in CE_RUNS.items():
+        # `join_study: false` keeps a run out of the study (popped: it never retrains a run).
+        if not _block.pop("join_study", True):
+            continue
         register_trained_model(
             _run,
             "cross",

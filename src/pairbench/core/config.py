@@ -247,9 +247,23 @@ def validate_config(config: dict, schema_dir, config_files=()) -> dict:
     if problems:
         raise InputProblems(problems)
     _validated(config, schema_dir / "config.schema.yaml", (), config_files)
+    drop_disabled_stages(config)
     for stage, block in (config.get("training") or {}).items():
         _validated(block, schema_dir / f"{stage}.schema.yaml", ("training", stage), config_files)
     return config
+
+
+def drop_disabled_stages(config: dict) -> list[str]:
+    """Remove the training stages switched off with ``enabled: false``; return their names.
+
+    ``training: {freeze: {enabled: false}}`` in a ``--configfile`` merges into the stage block of
+    ``config.yaml`` and switches the whole stage off; its other keys are then not checked.
+    """
+    training = config.get("training") or {}
+    off = [stage for stage, block in training.items() if isinstance(block, dict) and block.get("enabled") is False]
+    for stage in off:
+        del training[stage]
+    return off
 
 
 def _validated(block, schema: Path, prefix: tuple, config_files) -> None:

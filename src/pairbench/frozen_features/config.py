@@ -7,6 +7,8 @@ sentence set or dataset) stop the workflow with one line naming the config file,
 
 from __future__ import annotations
 
+import os
+
 from pairbench.core.config import key_error, require_key, stage_runs
 from pairbench.core.errors import ConfigError
 
@@ -99,6 +101,35 @@ def stage_targets(runs: dict, ablation_runs: list[str]) -> list[str]:
         targets += [f"results/tables/freeze/{run}/{t}.{ext}" for t in ("progression", "layer_cosine") for ext in ("csv", "md")]
         targets += [f"results/figures/freeze/{run}/{f}.png" for f in ("progression", "layer_cosine")]
     return targets
+
+
+def suite_cache(sets: dict, lm: str, suite: str, suite_path: str) -> str:
+    """The latent cache a study run of ``lm`` reads a suite's sentences from.
+
+    A configured sentence set that reads the whole suite file as a table of both sentence columns
+    (the default config's ``project`` set) already holds them: no second pass of the lm over the
+    same sentences. Otherwise the suite's own cache.
+    """
+    target = os.path.normpath(suite_path)
+    for name, spec in sets.items():
+        files = {os.path.normpath(str(f)) for f in spec.get("files") or []}
+        columns = set(spec.get("columns") or ())
+        if (target in files and target.endswith(".tsv") and spec.get("format", "auto") in ("auto", "table")
+                and {"sentence1", "sentence2"} <= columns and not spec.get("sample")):
+            return f"results/latents/{lm}/{name}/done.json"
+    return f"results/latents/{lm}/study/suites/{suite}/done.json"
+
+
+def general_quality_cache(sets: dict, block: dict, lm: str) -> str:
+    """The latent cache a study run of ``lm`` reads the general-quality split from.
+
+    The ``{data}-pairs`` cache of a run's STS data when it holds that split (same scale): no second
+    pass of the lm over the same sentences; otherwise the split's own cache.
+    """
+    pairs = sets.get(f"{block['data']}-pairs")
+    if pairs and block["split"] in pairs["splits"] and pairs["score_max"] == block["score_max"]:
+        return f"results/latents/{lm}/{block['data']}-pairs/done.json"
+    return f"results/latents/{lm}/study/general_quality/done.json"
 
 
 def plan_stage(block: dict, datasets: dict, config_files=()) -> dict:

@@ -15,7 +15,7 @@ from pairbench.study.kinds import CROSS_KINDS  # noqa: E402
 from pairbench.study.suite import ADVERSARIAL_CATEGORIES, CATEGORIES  # noqa: E402
 from pairbench.study.tables import category_order, load_scores, models_in  # noqa: E402
 
-KIND_COLOURS = {"bi": "#1f77b4", "cross": "#d62728", "celi": "#9467bd"}
+KIND_COLOURS = {"bi": "#1f77b4", "cross": "#d62728", "celi": "#9467bd", "freeze": "#2ca02c"}
 
 
 def plot_score_distributions(scores: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:

@@ -37,14 +37,28 @@ def score_celi_reranker(model_dir, settings: ScoringSettings, s1, s2, device: st
     return score_pairs(model_dir, settings, s1, s2, device)
 
 
+def score_frozen_features(model_dir, settings: ScoringSettings, s1, s2, device: str, key: str):
+    """A frozen-feature STS model (training stage 2) scores pairs from cached latents, not from text.
+
+    Its shards come from ``freeze_score_suite`` (``pairbench.frozen_features.study``), which hands
+    it the latent cache of the suite's sentences; a model folder alone cannot score it.
+    """
+    raise ConfigError(
+        f"models.{key}: kind 'freeze' models are trained by training.freeze and scored from cached "
+        "latents by its own rules; list them under training.freeze.runs, not under models:"
+    )
+
+
 SCORERS: dict[str, Callable[..., tuple[np.ndarray, np.ndarray, str]]] = {
     "bi": score_bi_encoder,
     "cross": score_cross_encoder,
     "celi": score_celi_reranker,
+    "freeze": score_frozen_features,
 }
 # Kinds compared as "cross-encoders" against bi-encoders in the study's tables.
 CROSS_KINDS = ("cross", "celi")
-BI_KINDS = ("bi",)
+# freeze: siamese, each sentence encoded alone and compared by per-layer cosines (docs/frozen_features.md).
+BI_KINDS = ("bi", "freeze")
 
 
 def score_with_kind(kind: str, model_dir, settings: ScoringSettings, s1, s2, device: str, *, key: str = "?"):
