@@ -21,6 +21,8 @@ import polars as pl
 from pairbench.core.errors import SuiteError
 
 HEADER = ("pair_id", "category", "sentence1", "sentence2")
+# Optional trailing columns of any suite: the anchor group and the rule that made the pair.
+OPTIONAL = ("anchor", "rule")
 
 # The compositional categories. The first six are adversarial: the two sentences differ in
 # meaning by one compositional change, so a good similarity model should score them low.
@@ -42,7 +44,8 @@ def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES
     if not path.exists():
         raise SuiteError(f"{path}: suite file not found. Check `suites:` in the config.")
     errors: list[str] = []
-    rows: list[tuple[str, str, str, str]] = []
+    rows: list[tuple[str, ...]] = []
+    header = HEADER
     ids: dict[str, int] = {}
     pairs: dict[tuple[str, str], int] = {}
     try:
@@ -52,7 +55,8 @@ def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES
     reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
     for lineno, fields in enumerate(reader, start=1):
         if lineno == 1:
-            if tuple(f.strip() for f in fields) != HEADER:
+            header = tuple(f.strip() for f in fields)
+            if header[:4] != HEADER or header[4:] not in ((), OPTIONAL[:1], OPTIONAL):
                 raise SuiteError(
                     f"{path}, line 1: header must be {'<TAB>'.join(HEADER)!r} (tab-separated), "
                     f"got {fields!r}"
@@ -61,13 +65,13 @@ def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES
         if not fields or all(not f.strip() for f in fields):
             continue  # blank lines are allowed (e.g. a trailing newline)
         where = f"{path}, line {lineno}"
-        if len(fields) != len(HEADER):
+        if len(fields) != len(header):
             errors.append(
-                f"{where}: expected {len(HEADER)} tab-separated fields, found {len(fields)} "
+                f"{where}: expected {len(header)} tab-separated fields, found {len(fields)} "
                 "(a tab inside a sentence, or a missing column?)"
             )
             continue
-        pair_id, category, s1, s2 = (f.strip() for f in fields)
+        pair_id, category, s1, s2, *extra = (f.strip() for f in fields)
         if not pair_id:
             errors.append(f"{where}: empty pair_id")
         elif pair_id in ids:
@@ -90,7 +94,7 @@ def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES
                 errors.append(f"{where}: the same pair already appears on line {pairs[key]} (pair {pair_id!r})")
             else:
                 pairs[key] = lineno
-        rows.append((pair_id, category, s1, s2))
+        rows.append((pair_id, category, s1, s2, *extra))
         if len(errors) >= _MAX_ERRORS:
             break
     if errors:
@@ -98,4 +102,4 @@ def load_suite(path: str | os.PathLike, categories: tuple[str, ...] = CATEGORIES
         raise SuiteError(f"{len(errors)} problem(s) in suite {path}{more}:\n  " + "\n  ".join(errors))
     if not rows:
         raise SuiteError(f"{path}: the suite has a header but no pairs")
-    return pl.DataFrame(rows, schema={name: pl.String for name in HEADER}, orient="row")
+    return pl.DataFrame(rows, schema={name: pl.String for name in header}, orient="row")
