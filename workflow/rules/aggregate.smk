@@ -96,3 +96,88 @@ rule figures:
         "../../envs/pairbench.yaml"
     script:
         "../scripts/figures.py"
+
+
+# Anchored statistics for every suite with `anchor` groups (generated suites, and any suite file
+# whose header has the optional anchor column).
+def _has_anchor_column(path):
+    with open(path, encoding="utf-8") as handle:
+        return "anchor" in handle.readline().rstrip("\n").split("\t")
+
+
+ANCHORED_SUITES = [
+    s
+    for s, p in config["suites"].items()
+    if s in GENERATED_SUITES or _has_anchor_column(p)
+]
+ANCHORED_TABLES = ["anchored", "anchored_comparison"]
+
+
+def anchored_targets():
+    return [
+        path
+        for suite in ANCHORED_SUITES
+        for t in ANCHORED_TABLES
+        for path in (
+            f"results/tables/{suite}/{t}.csv",
+            f"results/tables/{suite}/{t}.md",
+            table_page(suite, t),
+        )
+    ]
+
+
+FINAL_TARGETS.append(anchored_targets)
+
+
+localrules:
+    anchored_tables,
+    anchored_table_pages,
+
+
+rule anchored_tables:
+    input:
+        suite=suite_file,
+        shards=suite_shards,
+    output:
+        **{
+            f"{t}_{ext}": f"results/tables/{{suite}}/{t}.{ext}"
+            for t in ANCHORED_TABLES
+            for ext in ("csv", "md")
+        },
+    log:
+        f"{LOGS}/anchored_tables/{{suite}}.log",
+    benchmark:
+        f"{BENCH}/anchored_tables/{{suite}}.tsv"
+    wildcard_constraints:
+        suite=alternatives(ANCHORED_SUITES),
+    conda:
+        "../../envs/pairbench.yaml"
+    script:
+        "../scripts/anchored_tables.py"
+
+
+rule anchored_table_pages:
+    input:
+        **{t: f"results/tables/{{suite}}/{t}.csv" for t in ANCHORED_TABLES},
+    output:
+        **{
+            t: report(
+                directory(f"results/report/{{suite}}/{t}"),
+                htmlindex="index.html",
+                caption=f"../report/table_{t}.rst",
+                category="Compositional study",
+                subcategory="{suite} tables",
+                labels={"suite": "{suite}", "table": t},
+            )
+            for t in ANCHORED_TABLES
+        },
+    log:
+        f"{LOGS}/anchored_table_pages/{{suite}}.log",
+    benchmark:
+        f"{BENCH}/anchored_table_pages/{{suite}}.tsv"
+    wildcard_constraints:
+        suite=alternatives(ANCHORED_SUITES),
+    conda:
+        "../../envs/pairbench.yaml"
+    script:
+        "../scripts/table_pages.py"

@@ -39,6 +39,14 @@ try:
 except PairbenchError as err:
     stop(err)
 
+# Generated suites (workflow/rules/generated_suites.smk) join `suites`: scored and tabled like any
+# other. They do not exist yet when the workflow loads; the job that writes one validates it.
+GENERATED_SUITES = dict(config.get("generated_suites") or {})
+for _name in GENERATED_SUITES:
+    if _name in config["suites"]:
+        stop(f"generated_suites.{_name}: `suites:` already has a suite of that name; rename one")
+    config["suites"][_name] = f"results/suites/{_name}.tsv"
+
 # Every output lives under results/ or resources/; logs and benchmarks too.
 LOGS = "results/logs"
 BENCH = "results/benchmarks"

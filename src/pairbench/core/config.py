@@ -159,6 +159,8 @@ def validate_config(config: dict, schema_dir, config_files=()) -> dict:
     _validated(config, schema_dir / "config.schema.yaml", (), config_files)
     for stage, block in (config.get("training") or {}).items():
         _validated(block, schema_dir / f"{stage}.schema.yaml", ("training", stage), config_files)
+    for name, block in (config.get("generated_suites") or {}).items():
+        _validated(block, schema_dir / "generated_suites.schema.yaml", ("generated_suites", name), config_files)
     return config
 
 

@@ -28,6 +28,7 @@ class SuiteSettings:
     @classmethod
     def from_block(cls, block: dict, name: str) -> "SuiteSettings":
         block = dict(block)
+        block.pop("resources", None)
         if isinstance(block.get("split"), str):
             block["split"] = [block["split"]]
         block.setdefault("categories", list(GENERATED_CATEGORIES))
