@@ -99,33 +99,7 @@ rule figures:
 
 
 # Anchored statistics for every suite with `anchor` groups (generated suites, and any suite file
-# whose header has the optional anchor column).
-def _has_anchor_column(path):
-    with open(path, encoding="utf-8") as handle:
-        return "anchor" in handle.readline().rstrip("\n").split("\t")
-
-
-ANCHORED_SUITES = [
-    s
-    for s, p in config["suites"].items()
-    if s in GENERATED_SUITES or _has_anchor_column(p)
-]
-ANCHORED_TABLES = ["anchored", "anchored_comparison"]
-
-
-def anchored_targets():
-    return [
-        path
-        for suite in ANCHORED_SUITES
-        for t in ANCHORED_TABLES
-        for path in (
-            f"results/tables/{suite}/{t}.csv",
-            f"results/tables/{suite}/{t}.md",
-            table_page(suite, t),
-        )
-    ]
-
-
+# whose header has the optional anchor column): ANCHORED_SUITES in common.smk.
 FINAL_TARGETS.append(anchored_targets)
 
 

@@ -4,7 +4,6 @@
 
 from pairbench.core.config import require_key
 
-GENERATED_PARSERS = {}
 for _name, _block in GENERATED_SUITES.items():
     try:
         require_key(
@@ -19,29 +18,12 @@ for _name, _block in GENERATED_SUITES.items():
     GENERATED_PARSERS[_name] = register_base_model(_block["parser"])
 
 
-def generated_block(wildcards):
-    return dict(GENERATED_SUITES[wildcards.name])
-
-
-def generated_targets():
-    return [
-        path
-        for name in GENERATED_SUITES
-        for path in (
-            f"results/suites/{name}.card.md",
-            f"results/suites/{name}.card.json",
-            f"results/report/generated_suites/{name}",
-        )
-    ]
-
-
 FINAL_TARGETS.append(generated_targets)
 
 
 rule generate_suite:
     input:
-        data=lambda w: f"resources/datasets/{GENERATED_SUITES[w.name]['data']}",
-        parser=lambda w: GENERATED_PARSERS[w.name],
+        unpack(generated_inputs),
     output:
         suite="results/suites/{name}.tsv",
         card_md="results/suites/{name}.card.md",
