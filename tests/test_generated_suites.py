@@ -97,7 +97,8 @@ def smoke_suite(nlp, tmp_path_factory):
 
 @pytest.mark.parametrize("category, anchor, expected, outcome", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_rule_on_hard_sentences(nlp, category, anchor, expected, outcome):
-    ctx = Context(entity_inventory([nlp("Putin visited London.")]), np.random.default_rng(0))
+    # near_miss draws from entities seen in at least two anchors: Putin is the only other PERSON
+    ctx = Context(entity_inventory([nlp("Putin visited London."), nlp("Putin met Merkel in London.")]), np.random.default_rng(0))
     if expected is None:
         with pytest.raises(Refuse) as refused:
             apply_rule(category, nlp(anchor), ctx)

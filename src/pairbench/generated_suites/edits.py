@@ -29,6 +29,8 @@ CONTRACTED_HOSTS = {"ca": "can", "wo": "will", "sha": "shall"}
 
 def match_case(new: str, old: str) -> str:
     """``new`` capitalised like ``old`` (first letter only)."""
+    if len(old) > 1 and old.isupper():
+        return new.upper()
     if old[:1].isupper() and not new[:1].isupper():
         return new[:1].upper() + new[1:]
     return new

@@ -85,6 +85,8 @@ def hedging(doc, ctx=None) -> Made:
     base = _base(finite) if finite.i != root.i else _base(root)
     if finite.tag_ in ("VBZ", "VBP"):
         new = f"may {base}"
+    elif finite.i == root.i and not doc.text.rstrip().endswith((".", "!")):
+        raise Refuse("past-tense headline (may be a reduced passive)")
     else:  # past: may have + participle
         new = f"may have {inflect(base, 'VBN')}"
     return Made(rebuild(doc, {finite.i: new}), "hedging:add_may")

@@ -56,6 +56,8 @@ def numerical(doc, ctx=None) -> Made:
             continue  # scores, times, ratios
         if doc[token.i - 1].lower_ in _LABELS if token.i > 0 else False:
             continue  # identifiers: type 1, version 2, route 66
+        if token.i > 1 and prev == "." and doc[token.i - 2].lower_ == "no":
+            continue  # No. 2
         if token.ent_type_ in ("DATE", "TIME") and re.fullmatch(r"\d{4}", token.text):
             continue  # years
         if re.fullmatch(r"\d{4}", token.text) and 1000 <= int(token.text) <= 2100:
@@ -77,7 +79,7 @@ def temporal(doc, ctx=None) -> Made:
         raise Refuse("before/after as an adverb")
     if token.dep_ == "prt" or token.head.lemma_ in _PHRASAL:
         raise Refuse("phrasal verb (look after, ...)")
-    if token.i > 0 and doc[token.i - 1].lower_ in ("soon", "shortly", "long", "right", "just", "day", "year", "week", "the", "a"):
+    if token.i > 0 and doc[token.i - 1].lower_ in ("soon", "shortly", "long", "right", "just", "day", "year", "week", "the", "a", "an"):
         raise Refuse("modified temporal word (soon after, the day before)")
     return Made(rebuild(doc, {token.i: match_case(TEMPORAL[token.lower_], token.text)}), f"temporal:{token.lower_}")
 

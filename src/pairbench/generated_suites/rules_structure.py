@@ -17,6 +17,10 @@ def _argument(token):
     if token.pos_ not in ("NOUN", "PROPN"):
         raise Refuse("argument is not a noun phrase")
     span = list(token.subtree)
+    if any(t.tag_ in _PRONOUN_TAGS for t in span):
+        raise Refuse("pronoun in an argument (its, their, ...)")
+    if any(not (t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'")) for t in span):
+        raise Refuse("argument with symbols or markup")
     if any(t.dep_ not in _SPAN_OK and t.i != token.i for t in span):
         raise Refuse("argument with a clause, coordination or prepositional phrase")
     if span[-1].i - span[0].i + 1 != len(span) or span[-1].i != token.i:
@@ -71,14 +75,30 @@ def entity_swap(doc, ctx=None) -> Made:
 ENTITY_TYPES = ("PERSON", "GPE", "ORG", "NORP", "LOC", "FAC", "PRODUCT", "EVENT", "LANGUAGE", "CARDINAL", "MONEY", "PERCENT")
 
 
+_NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
+
+
+def well_formed(ent) -> bool:
+    """An entity the parser is likely right about: a name in capitals (at most four words), or a
+    number of one or two tokens."""
+    if ent.label_ in _NUMERIC_TYPES:
+        return len(ent) <= 2 and any(t.like_num for t in ent)
+    words = [t for t in ent if t.is_alpha]
+    return 0 < len(ent) <= 4 and len(words) == len(ent) and all(t.text[:1].isupper() for t in words)
+
+
 def entity_inventory(docs) -> dict[str, list[str]]:
-    """Every entity text of the corpus per type, sorted (the replacement pool of near_miss)."""
-    pool: dict[str, set[str]] = {}
+    """The well-formed entity texts seen as that type in at least two anchors, sorted per type
+    (the replacement pool of near_miss)."""
+    counts: dict[tuple[str, str], int] = {}
     for doc in docs:
-        for ent in doc.ents:
-            if ent.label_ in ENTITY_TYPES:
-                pool.setdefault(ent.label_, set()).add(ent.text)
-    return {label: sorted(texts) for label, texts in pool.items()}
+        for key in {(e.label_, e.text) for e in doc.ents if e.label_ in ENTITY_TYPES and well_formed(e)}:
+            counts[key] = counts.get(key, 0) + 1
+    pool: dict[str, list[str]] = {}
+    for (label, text), n in sorted(counts.items()):
+        if n >= 2:
+            pool.setdefault(label, []).append(text)
+    return pool
 
 
 def near_miss(doc, ctx) -> Made:
@@ -86,15 +106,19 @@ def near_miss(doc, ctx) -> Made:
     ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES]
     if not ents:
         raise Refuse("no named entity or number")
+    ents = [e for e in ents if well_formed(e)]
+    if not ents:
+        raise Refuse("entity not in capitals or too long (the tagger may be wrong)")
     for ent in ents:
         pool = [
             t for t in ctx.entities.get(ent.label_, [])
             if t.lower() != ent.text.lower() and t.lower() not in doc.text.lower()
-            and (" " not in t or ent.label_ not in ("CARDINAL", "MONEY", "PERCENT"))
         ]
         if not pool:
             continue
         new = pool[int(ctx.rng.integers(len(pool)))]
+        if ent.start == 0 and not ent.text[:1].isupper():
+            new = new[:1].lower() + new[1:]
         text = doc.text[: ent.start_char] + new + doc.text[ent.end_char :]
-        return Made(text[:1].upper() + text[1:], f"near_miss:{ent.label_.lower()}")
+        return Made(text, f"near_miss:{ent.label_.lower()}")
     raise Refuse("no other entity of the same type in the corpus")
