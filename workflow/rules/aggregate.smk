@@ -105,9 +105,9 @@ FINAL_TARGETS.append(anchored_targets)
 
 localrules:
     anchored_tables,
-    anchored_table_pages,
 
 
+# One job writes the anchored tables and their report pages (each extra local job costs seconds).
 rule anchored_tables:
     input:
         suite=suite_file,
@@ -117,6 +117,17 @@ rule anchored_tables:
             f"{t}_{ext}": f"results/tables/{{suite}}/{t}.{ext}"
             for t in ANCHORED_TABLES
             for ext in ("csv", "md")
+        },
+        **{
+            f"{t}_page": report(
+                directory(f"results/report/{{suite}}/{t}"),
+                htmlindex="index.html",
+                caption=f"../report/table_{t}.rst",
+                category="Compositional study",
+                subcategory="{suite} tables",
+                labels={"suite": "{suite}", "table": t},
+            )
+            for t in ANCHORED_TABLES
         },
     log:
         f"{LOGS}/anchored_tables/{{suite}}.log",
@@ -128,30 +139,3 @@ rule anchored_tables:
         "../../envs/pairbench.yaml"
     script:
         "../scripts/anchored_tables.py"
-
-
-rule anchored_table_pages:
-    input:
-        **{t: f"results/tables/{{suite}}/{t}.csv" for t in ANCHORED_TABLES},
-    output:
-        **{
-            t: report(
-                directory(f"results/report/{{suite}}/{t}"),
-                htmlindex="index.html",
-                caption=f"../report/table_{t}.rst",
-                category="Compositional study",
-                subcategory="{suite} tables",
-                labels={"suite": "{suite}", "table": t},
-            )
-            for t in ANCHORED_TABLES
-        },
-    log:
-        f"{LOGS}/anchored_table_pages/{{suite}}.log",
-    benchmark:
-        f"{BENCH}/anchored_table_pages/{{suite}}.tsv"
-    wildcard_constraints:
-        suite=alternatives(ANCHORED_SUITES),
-    conda:
-        "../../envs/pairbench.yaml"
-    script:
-        "../scripts/table_pages.py"
