@@ -72,6 +72,8 @@ def _negation(a, b, variant) -> bool:
 
 def _hedging(a, b, variant) -> bool:
     ops = _ops(a, b)
+    if variant == "add_may_negated":
+        return _hedged_negation(a, b)
     if variant == "remove_adverb":
         removed = [w for op in ops if op[0] == "delete" for w in op[1]]
         return all(op[0] == "delete" for op in ops) and sum(w in HEDGE_ADVERBS for w in removed) == 1 and set(removed) <= HEDGE_ADVERBS | {","}
@@ -83,6 +85,18 @@ def _hedging(a, b, variant) -> bool:
                 return True
             if width == 3 and new[1] == "have" and _lemmas(new[2]) & _lemmas(verb):
                 return True
+    return False
+
+
+def _hedged_negation(a, b) -> bool:
+    """ "does not" -> "may not" (one word), or "is not" -> "may not be" (the base after not)."""
+    for k in range(len(a) - 1):
+        if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["may", "not"]:
+            continue
+        if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
+            return True
+        if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in ("be", "have") and _same_verb(a[k], b[k + 2]):
+            return True
     return False
 
 

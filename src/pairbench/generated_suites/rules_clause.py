@@ -73,9 +73,10 @@ def hedging(doc, ctx=None) -> Made:
     present = [t for t in doc if t.lower_ in HEDGE_WORDS]
     if present:
         return _unhedge(doc, root, present)
-    if any(c.dep_ == "neg" for c in root.children) or any(t.lower_ in NEGATIVE_WORDS for t in doc):
-        raise Refuse("negated clause")
+    negs = [c for c in root.children if c.dep_ == "neg"]
     finite, has_aux = finite_verb(root)
+    if negs or any(t.lower_ in NEGATIVE_WORDS for t in doc):
+        return _hedge_negated(doc, root, finite, negs)
     if finite.tag_ == "MD":
         raise Refuse("already has a modal")
     if finite.text.startswith("'"):
@@ -90,6 +91,20 @@ def hedging(doc, ctx=None) -> Made:
     else:  # past: may have + participle
         new = f"may have {inflect(base, 'VBN')}"
     return Made(rebuild(doc, {finite.i: new}), "hedging:add_may")
+
+
+def _hedge_negated(doc, root, finite, negs) -> Made:
+    """ "is not" -> "may not be", "does not" -> "may not" (present tense, a spelt-out not)."""
+    others = [t for t in doc if t.lower_ in NEGATIVE_WORDS and t not in negs]
+    if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
+        raise Refuse("negated clause (other than a present-tense auxiliary + not)")
+    if finite.tag_ not in ("VBZ", "VBP") or finite.text.startswith("'"):
+        raise Refuse("negated clause (other than a present-tense auxiliary + not)")
+    if finite.lemma_ == "do" and finite.i != root.i:
+        return Made(rebuild(doc, {finite.i: "may"}), "hedging:add_may_negated")
+    if finite.lemma_ in ("be", "have"):
+        return Made(rebuild(doc, {finite.i: "may", negs[0].i: f"not {finite.lemma_}"}), "hedging:add_may_negated")
+    raise Refuse("negated clause (other than a present-tense auxiliary + not)")
 
 
 def _unhedge(doc, root, present) -> Made:
