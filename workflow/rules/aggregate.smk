@@ -96,3 +96,46 @@ rule figures:
         "../../envs/pairbench.yaml"
     script:
         "../scripts/figures.py"
+
+
+# Anchored statistics for every suite with `anchor` groups (generated suites, and any suite file
+# whose header has the optional anchor column): ANCHORED_SUITES in common.smk.
+FINAL_TARGETS.append(anchored_targets)
+
+
+localrules:
+    anchored_tables,
+
+
+# One job writes the anchored tables and their report pages (each extra local job costs seconds).
+rule anchored_tables:
+    input:
+        suite=suite_file,
+        shards=suite_shards,
+    output:
+        **{
+            f"{t}_{ext}": f"results/tables/{{suite}}/{t}.{ext}"
+            for t in ANCHORED_TABLES
+            for ext in ("csv", "md")
+        },
+        **{
+            f"{t}_page": report(
+                directory(f"results/report/{{suite}}/{t}"),
+                htmlindex="index.html",
+                caption=f"../report/table_{t}.rst",
+                category="Compositional study",
+                subcategory="{suite} tables",
+                labels={"suite": "{suite}", "table": t},
+            )
+            for t in ANCHORED_TABLES
+        },
+    log:
+        f"{LOGS}/anchored_tables/{{suite}}.log",
+    benchmark:
+        f"{BENCH}/anchored_tables/{{suite}}.tsv"
+    wildcard_constraints:
+        suite=alternatives(ANCHORED_SUITES),
+    conda:
+        "../../envs/pairbench.yaml"
+    script:
+        "../scripts/anchored_tables.py"

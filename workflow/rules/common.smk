@@ -28,6 +28,71 @@ try:
 except PairbenchError as err:
     stop(err)
 
+# Generated suites (workflow/rules/generated_suites.smk) join `suites`: scored and tabled like any
+# other. They do not exist yet when the workflow loads; the job that writes one validates it.
+GENERATED_SUITES = dict(config.get("generated_suites") or {})
+for _name in GENERATED_SUITES:
+    if _name in config["suites"]:
+        stop(
+            f"generated_suites.{_name}: `suites:` already has a suite of that name; rename one"
+        )
+    config["suites"][_name] = f"results/suites/{_name}.tsv"
+# Their spaCy parser folders (generated_suites.smk registers each as a base model).
+GENERATED_PARSERS = {}
+
+
+def generated_block(wildcards):
+    return dict(GENERATED_SUITES[wildcards.name])
+
+
+def generated_inputs(wildcards):
+    block = GENERATED_SUITES[wildcards.name]
+    return {
+        "data": f"resources/datasets/{block['data']}",
+        "parser": GENERATED_PARSERS[wildcards.name],
+    }
+
+
+def generated_targets():
+    return [
+        path
+        for name in GENERATED_SUITES
+        for path in (
+            f"results/suites/{name}.card.md",
+            f"results/suites/{name}.card.json",
+            f"results/report/generated_suites/{name}",
+        )
+    ]
+
+
+def has_anchor_column(path):
+    """Whether a suite file's header has the optional `anchor` column."""
+    with open(path, encoding="utf-8") as handle:
+        return "anchor" in handle.readline().rstrip("\n").split("\t")
+
+
+# Suites with `anchor` groups get the anchored tables (aggregate.smk).
+ANCHORED_SUITES = [
+    s
+    for s, p in config["suites"].items()
+    if s in GENERATED_SUITES or has_anchor_column(p)
+]
+ANCHORED_TABLES = ["anchored", "anchored_comparison"]
+
+
+def anchored_targets():
+    return [
+        path
+        for suite in ANCHORED_SUITES
+        for t in ANCHORED_TABLES
+        for path in (
+            f"results/tables/{suite}/{t}.csv",
+            f"results/tables/{suite}/{t}.md",
+            table_page(suite, t),
+        )
+    ]
+
+
 # Every output lives under results/ or resources/; logs and benchmarks too.
 LOGS = "results/logs"
 BENCH = "results/benchmarks"

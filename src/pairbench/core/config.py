@@ -250,6 +250,8 @@ def validate_config(config: dict, schema_dir, config_files=()) -> dict:
     drop_disabled_stages(config)
     for stage, block in (config.get("training") or {}).items():
         _validated(block, schema_dir / f"{stage}.schema.yaml", ("training", stage), config_files)
+    for name, block in (config.get("generated_suites") or {}).items():
+        _validated(block, schema_dir / "generated_suites.schema.yaml", ("generated_suites", name), config_files)
     return config
 
 

@@ -1,0 +1,80 @@
+"""Anchors: (A, P) paraphrase pairs read from a dataset folder, filtered and sampled by seed.
+
+A split file is read like the graded STS sets (``sentence1, sentence2[, score]``, TSV/CSV with or
+without a header, or Parquet). ``min_score`` keeps pairs scored at least that on the data's own
+scale (``score_max``); without it the score column is not needed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from pairbench.core.errors import PairbenchError
+from pairbench.core.sts_data import _read_delimited, _split_file
+
+
+def _rows(path: Path) -> list[tuple[str, list]]:
+    if path.suffix == ".parquet":
+        frame = pl.read_parquet(path)
+        missing = [c for c in ("sentence1", "sentence2") if c not in frame.columns]
+        if missing:
+            raise PairbenchError(f"{path}: missing column(s) {missing}; has {frame.columns}")
+        cols = ["sentence1", "sentence2", *(["score"] if "score" in frame.columns else [])]
+        return [(f"{path}, row {i + 1}", list(r)) for i, r in enumerate(frame.select(cols).iter_rows())]
+    return [(f"{path}, line {n}", fields) for n, fields in _read_delimited(path)]
+
+
+def read_pairs(folder: str | os.PathLike, splits, *, min_score=None, score_max=None) -> list[tuple[str, str]]:
+    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; one-line errors."""
+    pairs: list[tuple[str, str]] = []
+    total = 0
+    for split in splits:
+        path = _split_file(Path(folder), split)
+        rows = _rows(path)
+        if not rows:
+            raise PairbenchError(f"{path}: no rows; point `data`/`split` at a file with sentence pairs")
+        for where, fields in rows:
+            total += 1
+            need = 3 if min_score is not None else 2
+            if len(fields) < need:
+                what = "sentence1, sentence2, score (min_score is set)" if need == 3 else "sentence1, sentence2"
+                raise PairbenchError(f"{where}: expected {what}; got {len(fields)} field(s)")
+            a, p = (str(f or "").strip() for f in fields[:2])
+            if not a or not p:
+                raise PairbenchError(f"{where}: empty sentence")
+            if min_score is not None:
+                try:
+                    score = float(fields[2])
+                except (TypeError, ValueError):
+                    raise PairbenchError(f"{where}: score {fields[2]!r} is not a number") from None
+                if math.isnan(score) or not 0 <= score <= score_max:
+                    raise PairbenchError(f"{where}: score {fields[2]!r} is outside [0, {score_max:g}]; check `score_max`")
+                if score < min_score:
+                    continue
+            pairs.append((a, p))
+    if not pairs:
+        raise PairbenchError(
+            f"{folder}: no pair of split(s) {list(splits)} has a score >= {min_score} ({total} rows read); "
+            "lower `min_score` or check `score_max`"
+        )
+    return pairs
+
+
+def select_anchors(pairs, *, max_anchors=None, seed=0) -> list[tuple[str, str]]:
+    """Distinct anchors (first pair of each sentence1; A != P), then a seeded sample in file order."""
+    seen: set[str] = set()
+    kept = []
+    for a, p in pairs:
+        if a in seen or a.lower() == p.lower():
+            continue
+        seen.add(a)
+        kept.append((a, p))
+    if max_anchors is not None and len(kept) > max_anchors:
+        chosen = np.sort(np.random.default_rng(seed).choice(len(kept), size=max_anchors, replace=False))
+        kept = [kept[i] for i in chosen]
+    return kept

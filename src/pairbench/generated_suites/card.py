@@ -1,0 +1,80 @@
+"""The suite card: source, parser, counts, coverage, refusals and examples (Markdown, JSON, HTML)."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+
+import numpy as np
+
+from pairbench.core.io import atomic_path, atomic_write_json, atomic_write_text
+from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES
+
+N_EXAMPLES = 5
+
+
+def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
+    rows = generated.rows
+    by_category = Counter(r[1] for r in rows)
+    by_rule = Counter(r[5] for r in rows)
+    rng = np.random.default_rng(settings.seed)
+    examples = {}
+    for rule in sorted(by_rule):
+        mine = [r for r in rows if r[5] == rule]
+        picks = sorted(rng.choice(len(mine), size=min(N_EXAMPLES, len(mine)), replace=False))
+        examples[rule] = [{"sentence1": mine[i][2], "sentence2": mine[i][3]} for i in picks]
+    n = generated.n_anchors
+    return {
+        "suite": name,
+        "source": {"dataset": settings.data, "splits": settings.split, **source},
+        "filter": {"min_score": settings.min_score, "score_max": settings.score_max, "max_anchors": settings.max_anchors, "seed": settings.seed},
+        "parser": {"source": settings.parser, "name": f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}", "version": nlp.meta.get("version"), "spacy_version": nlp.meta.get("spacy_version")},
+        "n_anchors": n,
+        "n_pairs": len(rows),
+        "pairs_per_category": {c: by_category.get(c, 0) for c in GENERATED_CATEGORIES if settings.wants(c)},
+        "pairs_per_rule": dict(sorted(by_rule.items())),
+        "coverage": {c: round(by_category.get(c, 0) / n, 4) if n else 0.0 for c in RULE_CATEGORIES if settings.wants(c)},
+        "refusals": {c: dict(generated.refusals[c].most_common()) for c in sorted(generated.refusals)},
+        "examples": examples,
+    }
+
+
+def card_markdown(card: dict) -> str:
+    src, parser = card["source"], card["parser"]
+    lines = [
+        f"# Suite card: {card['suite']}",
+        "",
+        f"- source: dataset `{src['dataset']}` ({src.get('source', '?')}, revision `{src.get('revision', '?')}`), splits {', '.join(src['splits'])}",
+        f"- filter: {card['filter']}",
+        f"- parser: {parser['name']} {parser['version']} (source `{parser['source']}`)",
+        f"- anchors: {card['n_anchors']}; pairs: {card['n_pairs']}",
+        "",
+        "## Pairs and coverage per category",
+        "",
+        "| category | pairs | coverage (share of anchors) |",
+        "|---|---|---|",
+    ]
+    for category, count in card["pairs_per_category"].items():
+        cov = card["coverage"].get(category)
+        lines.append(f"| {category} | {count} | {'' if cov is None else f'{cov:.1%}'} |")
+    lines += ["", "## Pairs per rule", "", "| rule | pairs |", "|---|---|"]
+    lines += [f"| {rule} | {count} |" for rule, count in card["pairs_per_rule"].items()]
+    lines += ["", "## Anchors refused, by reason", "", "| category | reason | anchors |", "|---|---|---|"]
+    for category, reasons in card["refusals"].items():
+        lines += [f"| {category} | {reason} | {count} |" for reason, count in reasons.items()]
+    lines += ["", f"## {N_EXAMPLES} random examples per rule", ""]
+    for rule, pairs in card["examples"].items():
+        lines += [f"### {rule}", ""]
+        lines += [f"- {p['sentence1']}  \n  → {p['sentence2']}" for p in pairs]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def write_card(card: dict, md_path, json_path, page_dir) -> None:
+    text = card_markdown(card)
+    atomic_write_text(md_path, text)
+    atomic_write_json(json_path, card)
+    with atomic_path(page_dir) as tmp:
+        tmp.mkdir(parents=True)
+        body = f"<html><head><meta charset='utf-8'><title>{html.escape(card['suite'])}</title></head><body><pre>{html.escape(text)}</pre></body></html>\n"
+        (tmp / "index.html").write_text(body, encoding="utf-8")

@@ -1,0 +1,135 @@
+"""The token diff of (A, A'): does A' differ from A only as its rule says?
+
+Used twice: by the generator (a pair that fails its own check is refused, never written) and by
+the tests on every generated row. Independent of spaCy: a regex tokenizer, difflib and lemminflect.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from lemminflect import getAllLemmas
+
+from pairbench.generated_suites.rules_clause import HEDGE_ADVERBS
+from pairbench.generated_suites.rules_lexical import (
+    QUANTIFIERS_MASS,
+    QUANTIFIERS_PLURAL,
+    QUANTIFIERS_SINGULAR,
+    TEMPORAL,
+    number_value,
+)
+
+_TOKEN = re.compile(r"\w+(?=n't)|n't|'\w+|[\w.,]*\d[\w.,]*\d|\w+|[^\w\s]")
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def _ops(a: list[str], b: list[str]):
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    return [(tag, a[i1:i2], b[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _lemmas(form: str) -> set[str]:
+    return {lemma for group in getAllLemmas(form).values() for lemma in group} | {form}
+
+
+def _same_verb(form: str, base: str) -> bool:
+    return base in _lemmas(form)
+
+
+def _one_word_widened(a: list[str], b: list[str], width: int):
+    """Every way ``b`` is ``a`` with one token replaced by ``width`` tokens: (old token, new tokens)."""
+    if len(b) != len(a) + width - 1:
+        return
+    for k in range(len(a)):
+        if a[:k] == b[:k] and a[k + 1 :] == b[k + width :]:
+            yield a[k], b[k : k + width]
+
+
+def _one_replace(a, b, allowed) -> bool:
+    ops = _ops(a, b)
+    return len(ops) == 1 and ops[0][0] == "replace" and len(ops[0][1]) == len(ops[0][2]) == 1 and allowed(ops[0][1][0], ops[0][2][0])
+
+
+def _negation(a, b, variant) -> bool:
+    ops = _ops(a, b)
+    if variant == "insert_not":
+        return ops == [("insert", [], ["not"])]
+    if variant == "remove_not":
+        return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])]) or (
+            len(ops) == 1 and ops[0][0] == "replace" and ops[0][1] in (["ca", "n't"], ["wo", "n't"], ["sha", "n't"])
+            and ops[0][2] == [{"ca": "can", "wo": "will", "sha": "shall"}[ops[0][1][0]]]
+        )
+    old, new = (a, b) if variant == "do_support" else (b, a)
+    return any(
+        do in ("do", "does", "did") and neg in ("not", "n't") and _same_verb(verb, base)
+        for verb, (do, neg, base) in _one_word_widened(old, new, 3)
+    )
+
+
+def _hedging(a, b, variant) -> bool:
+    ops = _ops(a, b)
+    if variant == "add_may_negated":
+        return _hedged_negation(a, b)
+    if variant == "remove_adverb":
+        removed = [w for op in ops if op[0] == "delete" for w in op[1]]
+        return all(op[0] == "delete" for op in ops) and sum(w in HEDGE_ADVERBS for w in removed) == 1 and set(removed) <= HEDGE_ADVERBS | {","}
+    for width in (2, 3):
+        for verb, new in _one_word_widened(a, b, width):
+            if new[0] != "may":
+                continue
+            if width == 2 and _same_verb(verb, new[1]):
+                return True
+            if width == 3 and new[1] == "have" and _lemmas(new[2]) & _lemmas(verb):
+                return True
+    return False
+
+
+def _hedged_negation(a, b) -> bool:
+    """ "does not" -> "may not" (one word), or "is not" -> "may not be" (the base after not)."""
+    for k in range(len(a) - 1):
+        if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["may", "not"]:
+            continue
+        if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
+            return True
+        if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in ("be", "have") and _same_verb(a[k], b[k + 2]):
+            return True
+    return False
+
+
+def _numerical(x: str, y: str) -> bool:
+    vx, vy = number_value(x), number_value(y)
+    return vx is not None and vy is not None and vx != 0 and vy == vx * 10
+
+
+def _quantifier(x: str, y: str) -> bool:
+    return any(table.get(x) == y for table in (QUANTIFIERS_PLURAL, QUANTIFIERS_SINGULAR, QUANTIFIERS_MASS))
+
+
+def check_pair(rule: str, a: str, b: str) -> bool:
+    """True when ``b`` differs from ``a`` exactly as ``rule`` (``category:variant``) says."""
+    category, _, variant = rule.partition(":")
+    ta, tb = tokens(a), tokens(b)
+    if ta == tb:
+        return False
+    if category == "negation":
+        return _negation(ta, tb, variant)
+    if category == "hedging":
+        return _hedging(ta, tb, variant)
+    if category == "numerical":
+        return _one_replace(ta, tb, _numerical)
+    if category == "temporal":
+        return _one_replace(ta, tb, lambda x, y: TEMPORAL.get(x) == y)
+    if category == "quantifier":
+        return _one_replace(ta, tb, _quantifier)
+    if category == "entity_swap":
+        return sorted(ta) == sorted(tb)
+    if category == "near_miss":
+        ops = _ops(ta, tb)
+        return len(ops) == 1 and ops[0][0] == "replace"
+    if category in ("positive_control", "negative_control"):
+        return a != b
+    return False

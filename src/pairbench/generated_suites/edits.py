@@ -1,0 +1,77 @@
+"""Rebuilding a sentence from a spaCy Doc with a few token edits; shared refusal type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Refuse(Exception):
+    """A rule is not sure of its output: no pair; ``reason`` is counted in the card."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Made:
+    """A generated sentence and the rule (``category:variant``) that made it."""
+
+    text: str
+    rule: str
+
+
+# Words that make a clause negative besides the `neg` dependent of its verb.
+NEGATIVE_WORDS = {"no", "not", "n't", "never", "nothing", "nobody", "none", "neither", "nor", "nowhere", "cannot"}
+# `n't` contractions whose host changes when the negation goes: ca(n't) -> can, wo(n't) -> will.
+CONTRACTED_HOSTS = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+def match_case(new: str, old: str) -> str:
+    """``new`` capitalised like ``old`` (first letter only)."""
+    if len(old) > 1 and old.isupper():
+        return new.upper()
+    if old[:1].isupper() and not new[:1].isupper():
+        return new[:1].upper() + new[1:]
+    return new
+
+
+def rebuild(doc, replace: dict[int, str]) -> str:
+    """The text of ``doc`` with token i replaced by ``replace[i]`` ("" deletes it)."""
+    pieces = [[t.text, t.whitespace_] for t in doc]
+    for i in sorted(replace, reverse=True):
+        if replace[i] == "":
+            if i > 0 and pieces[i - 1][1] == "":
+                pieces[i - 1][1] = pieces[i][1]
+            del pieces[i]
+        else:
+            pieces[i][0] = replace[i]
+    text = "".join(t + ws for t, ws in pieces).strip()
+    # A deleted or replaced first word: the new first word takes the sentence's capital.
+    return text[:1].upper() + text[1:] if doc.text[:1].isupper() else text
+
+
+def single_clause(doc):
+    """The root of a one-sentence declarative clause with a subject, or refuse."""
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    if len(roots) != 1:
+        raise Refuse("more than one sentence")
+    if doc.text.rstrip().endswith("?"):
+        raise Refuse("question")
+    root = roots[0]
+    if root.pos_ not in ("VERB", "AUX"):
+        raise Refuse("no verb at the root (a fragment or headline)")
+    if not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in root.children):
+        raise Refuse("no subject (imperative or fragment)")
+    return root
+
+
+def finite_verb(root):
+    """The finite verb of the main clause: its first auxiliary, or the root itself."""
+    auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
+    finite = auxes[0] if auxes else root
+    if finite.tag_ not in ("MD", "VBZ", "VBP", "VBD") or finite.pos_ not in ("VERB", "AUX"):
+        raise Refuse("no finite verb in the main clause")
+    if finite.text.startswith("'") and finite.lower_ not in ("'s", "'re", "'m"):
+        raise Refuse("contracted auxiliary ('d, 'll, 've)")
+    return finite, bool(auxes)

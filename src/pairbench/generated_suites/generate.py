@@ -1,0 +1,136 @@
+"""Generate one suite: anchors -> parsed docs -> one pair per (anchor, category) a rule is sure of."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pairbench.core.errors import PairbenchError
+from pairbench.core.io import atomic_write_text
+from pairbench.generated_suites.anchors import read_pairs, select_anchors
+from pairbench.generated_suites.check import check_pair
+from pairbench.generated_suites.config import RULE_CATEGORIES, SuiteSettings
+from pairbench.generated_suites.edits import Refuse
+from pairbench.generated_suites.rules_clause import hedging, negation
+from pairbench.generated_suites.rules_lexical import numerical, quantifier, temporal
+from pairbench.generated_suites.rules_structure import entity_inventory, entity_swap, near_miss
+
+log = logging.getLogger(__name__)
+
+RULES = {
+    "negation": negation,
+    "numerical": numerical,
+    "entity_swap": entity_swap,
+    "temporal": temporal,
+    "quantifier": quantifier,
+    "hedging": hedging,
+    "near_miss": near_miss,
+}
+SUITE_COLUMNS = ("pair_id", "category", "sentence1", "sentence2", "anchor", "rule")
+
+
+@dataclass
+class Context:
+    entities: dict
+    rng: np.random.Generator
+
+
+@dataclass
+class Generated:
+    rows: list = field(default_factory=list)
+    refusals: dict = field(default_factory=dict)  # category -> Counter(reason)
+    n_anchors: int = 0
+
+    def refuse(self, category: str, reason: str) -> None:
+        self.refusals.setdefault(category, Counter())[reason] += 1
+
+
+def load_parser(folder: str | os.PathLike):
+    import spacy
+
+    try:
+        return spacy.load(folder)
+    except (OSError, ValueError) as err:
+        raise PairbenchError(f"{folder}: not a spaCy pipeline ({str(err).splitlines()[0]}); check `parser`") from None
+
+
+def apply_rule(category: str, doc, ctx: Context):
+    """(text, rule) of the changed sentence, or raise Refuse: the rule and then its own check."""
+    made = RULES[category](doc, ctx)
+    if made.text == doc.text:
+        raise Refuse("no change")
+    if not check_pair(made.rule, doc.text, made.text):
+        raise Refuse("failed its token-diff check")
+    return made
+
+
+def generate(name: str, anchors, nlp, settings: SuiteSettings) -> Generated:
+    """Every pair of the suite, in anchor order then category order; refusals counted by reason."""
+    docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
+    ctx = Context(entity_inventory(docs), np.random.default_rng(settings.seed))
+    out = Generated(n_anchors=len(anchors))
+    seen: set[tuple[str, str]] = set()
+    n = len(anchors)
+    shift = int(np.random.default_rng(settings.seed + 1).integers(1, n)) if n > 1 else 0
+
+    def add(anchor_id, category, s1, s2, rule):
+        key = tuple(sorted((s1, s2)))
+        if s1 == s2 or key in seen:
+            out.refuse(category, "duplicate of another pair")
+            return
+        seen.add(key)
+        out.rows.append((f"{name}-{anchor_id}-{category}", category, s1, s2, anchor_id, rule))
+
+    for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
+        anchor_id = f"a{i:05d}"
+        if settings.wants("positive_control"):
+            add(anchor_id, "positive_control", a, p, "positive_control:paraphrase")
+        for category in RULE_CATEGORIES:
+            if not settings.wants(category):
+                continue
+            try:
+                made = apply_rule(category, doc, ctx)
+            except Refuse as why:
+                out.refuse(category, why.reason)
+                continue
+            add(anchor_id, category, a, made.text, made.rule)
+        if settings.wants("negative_control") and n > 1:
+            other = anchors[(i + shift) % n][1]
+            if other.lower() in (a.lower(), p.lower()):
+                out.refuse("negative_control", "other paraphrase equals this one")
+            else:
+                add(anchor_id, "negative_control", a, other, "negative_control:other_paraphrase")
+    if not any(row[1] in RULE_CATEGORIES for row in out.rows):
+        raise PairbenchError(
+            f"generated suite {name!r}: no rule applied to any of its {n} anchors; "
+            "use a source of full English sentences or other `categories`"
+        )
+    return out
+
+
+def write_suite(generated: Generated, path: str | os.PathLike) -> Path:
+    lines = ["\t".join(SUITE_COLUMNS)]
+    for row in generated.rows:
+        if any("\t" in f or "\n" in f for f in row):
+            raise PairbenchError(f"pair {row[0]}: a sentence contains a tab or newline")
+        lines.append("\t".join(row))
+    return atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def build_suite(name: str, data_dir, parser_dir, settings: SuiteSettings, suite_path):
+    """Read, generate, write and validate a suite; return (Generated, nlp)."""
+    from pairbench.study.suite import load_suite
+
+    pairs = read_pairs(data_dir, settings.split, min_score=settings.min_score, score_max=settings.score_max)
+    anchors = select_anchors(pairs, max_anchors=settings.max_anchors, seed=settings.seed)
+    log.info("%s: %d pairs kept, %d anchors", name, len(pairs), len(anchors))
+    nlp = load_parser(parser_dir)
+    generated = generate(name, anchors, nlp, settings)
+    write_suite(generated, suite_path)
+    load_suite(suite_path)  # the suite the scoring jobs will read: validated here, not at parse time
+    return generated, nlp

@@ -1,0 +1,263 @@
+"""Generated suites: every rule on hard sentences, the token diff of every generated row,
+determinism, one-line errors, the suite loader's optional columns and the anchored statistics."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from conftest import REPO, SHARED_STSB, copy_workflow, planned_jobs, snakemake, write_config
+from pairbench.core.errors import PairbenchError
+from pairbench.core.sources import locate_local, parse_source
+from pairbench.generated_suites.check import check_pair, tokens
+from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
+from pairbench.generated_suites.edits import Refuse
+from pairbench.generated_suites.generate import Context, apply_rule, build_suite, load_parser
+from pairbench.generated_suites.rules_structure import entity_inventory
+from pairbench.study.anchored import anchor_wins, anchored, anchored_comparison, mcnemar_exact
+from pairbench.study.suite import load_suite
+
+SMOKE = REPO / "resources" / "smoke" / "graded_sts"
+
+# (category, anchor, expected A' or None when the rule must refuse, rule or refusal reason)
+CASES = [
+    ("negation", "The man doesn't like cheese.", "The man likes cheese.", "negation:remove_do"),
+    ("negation", "She plays the piano.", "She does not play the piano.", "negation:do_support"),
+    ("negation", "The children played in the park.", "The children did not play in the park.", "negation:do_support"),
+    ("negation", "He can't swim.", "He can swim.", "negation:remove_not"),
+    ("negation", "They won't come.", "They will come.", "negation:remove_not"),
+    ("negation", "A man is playing a guitar.", "A man is not playing a guitar.", "negation:insert_not"),
+    ("negation", "The cat was chased by the dog.", "The cat was not chased by the dog.", "negation:insert_not"),
+    ("negation", "She can swim.", "She can not swim.", "negation:insert_not"),
+    ("negation", "The dog isn't barking.", "The dog is barking.", "negation:remove_not"),
+    ("negation", "I'm tired.", "I'm not tired.", "negation:insert_not"),
+    ("negation", "The man did not cut the paper.", "The man cut the paper.", "negation:remove_do"),
+    ("negation", "He never eats meat.", None, "negated with a word other than not/n't"),
+    ("negation", "Is the man playing?", None, "question"),
+    ("negation", "A man playing a guitar.", None, "no verb at the root (a fragment or headline)"),
+    ("negation", "He'd left early.", None, "contracted auxiliary ('d, 'll, 've)"),
+    ("negation", "No one came.", None, "other negative words in the sentence"),
+    ("hedging", "A cat is drinking milk.", "A cat may be drinking milk.", "hedging:add_may"),
+    ("hedging", "A person plays a keyboard.", "A person may play a keyboard.", "hedging:add_may"),
+    ("hedging", "The man hit the other man with a stick.", "The man may have hit the other man with a stick.", "hedging:add_may"),
+    ("hedging", "They were arrested.", "They may have been arrested.", "hedging:add_may"),
+    ("hedging", "Reportedly, the president resigned.", "The president resigned.", "hedging:remove_adverb"),
+    ("hedging", "The president reportedly resigned.", "The president resigned.", "hedging:remove_adverb"),
+    ("hedging", "She might leave.", None, "modal or adjectival hedge (removal would need re-agreement)"),
+    ("hedging", "The dog is not barking.", "The dog may not be barking.", "hedging:add_may_negated"),
+    ("hedging", "She does not like cheese.", "She may not like cheese.", "hedging:add_may_negated"),
+    ("hedging", "The dog isn't barking.", None, "negated clause (other than a present-tense auxiliary + not)"),
+    ("hedging", "He can swim.", None, "already has a modal"),
+    ("numerical", "Three men are running.", "Thirty men are running.", "numerical:word_x10"),
+    ("numerical", "The company hired 5 workers in 2010.", "The company hired 50 workers in 2010.", "numerical:digits_x10"),
+    ("numerical", "He earned 1,200 dollars and spent 3.5 hours.", "He earned 12,000 dollars and spent 3.5 hours.", "numerical:digits_x10"),
+    ("numerical", "The score was 3-2.", None, "no number that can change by an order of magnitude (years, times and scores are kept)"),
+    ("numerical", "He has type 1 diabetes.", None, "no number that can change by an order of magnitude (years, times and scores are kept)"),
+    ("numerical", "One man is running.", None, "no number that can change by an order of magnitude (years, times and scores are kept)"),
+    ("numerical", "The meeting is at 7:30.", None, "no number that can change by an order of magnitude (years, times and scores are kept)"),
+    ("temporal", "He left before the storm arrived.", "He left after the storm arrived.", "temporal:before"),
+    ("temporal", "She ate after the meeting.", "She ate before the meeting.", "temporal:after"),
+    ("temporal", "He arrived earlier than expected.", "He arrived later than expected.", "temporal:earlier"),
+    ("temporal", "She looked after the children.", None, "phrasal verb (look after, ...)"),
+    ("temporal", "He left soon after the storm.", None, "modified temporal word (soon after, the day before)"),
+    ("quantifier", "All students passed the exam.", "Some students passed the exam.", "quantifier:all_to_some"),
+    ("quantifier", "Every student passed the exam.", "No student passed the exam.", "quantifier:every_to_no"),
+    ("quantifier", "Some men are fighting.", "All men are fighting.", "quantifier:some_to_all"),
+    ("quantifier", "A chef is preparing some food.", "A chef is preparing no food.", "quantifier:some_to_no"),
+    ("quantifier", "No dogs are barking.", "Some dogs are barking.", "quantifier:no_to_some"),
+    ("quantifier", "A few people came.", None, "modified quantifier (a few, the most, how many, ...)"),
+    ("quantifier", "How many people came?", None, "modified quantifier (a few, the most, how many, ...)"),
+    ("entity_swap", "The dog chased the cat.", "The cat chased the dog.", "entity_swap:subject_object"),
+    ("entity_swap", "The cat was chased by the dog.", "The dog was chased by the cat.", "entity_swap:passive_agent"),
+    ("entity_swap", "A woman is slicing an onion.", "An onion is slicing a woman.", "entity_swap:subject_object"),
+    ("entity_swap", "He loves her.", None, "pronoun argument (case would change)"),
+    ("entity_swap", "Obama met Putin.", None, "symmetric verb (meet, marry, ...)"),
+    ("entity_swap", "The dogs chased the cat.", None, "arguments differ in number (the verb would disagree)"),
+    ("entity_swap", "A man and a woman are dancing.", None, "no second argument (object or by-agent)"),
+    ("near_miss", "Obama visited Paris.", "Putin visited Paris.", "near_miss:person"),
+    ("near_miss", "A man is running.", None, "no named entity or number"),
+]
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
+
+
+@pytest.fixture(scope="module")
+def smoke_suite(nlp, tmp_path_factory):
+    out = tmp_path_factory.mktemp("gen") / "smoke.tsv"
+    settings = SuiteSettings.from_block({"data": "graded-smoke", "split": ["train", "dev", "test"], "score_max": 5, "min_score": 4.0, "seed": 0}, "s")
+    generated, _ = build_suite("smoke", SMOKE, locate_local(parse_source(DEFAULT_PARSER)), settings, out)
+    return out, generated
+
+
+@pytest.mark.parametrize("category, anchor, expected, outcome", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_rule_on_hard_sentences(nlp, category, anchor, expected, outcome):
+    # near_miss draws from entities seen in at least two anchors: Putin is the only other PERSON
+    ctx = Context(entity_inventory([nlp("Putin visited London."), nlp("Putin met Merkel in London.")]), np.random.default_rng(0))
+    if expected is None:
+        with pytest.raises(Refuse) as refused:
+            apply_rule(category, nlp(anchor), ctx)
+        assert refused.value.reason == outcome
+    else:
+        made = apply_rule(category, nlp(anchor), ctx)
+        assert (made.text, made.rule) == (expected, outcome)
+
+
+def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
+    """An independent reading of the rule: which tokens may appear or disappear."""
+    category, _, variant = rule.partition(":")
+    ta, tb = Counter(tokens(a)), Counter(tokens(b))
+    gone, new = ta - tb, tb - ta
+    if category == "entity_swap":
+        return not gone and not new and tokens(a) != tokens(b)
+    if category in ("numerical", "temporal", "quantifier"):
+        return sum(gone.values()) == 1 and sum(new.values()) == 1 and len(tokens(a)) == len(tokens(b))
+    if category == "negation":
+        neg = {"not", "n't"}
+        if variant == "insert_not":
+            return not gone and new == Counter({"not": 1})
+        if variant == "remove_not":
+            return not new and set(gone) <= neg | {"ca", "wo"} or set(new) <= {"can", "will"}
+        # do-support: one verb form becomes do + not + base (or back)
+        small, big = (gone, new) if variant == "do_support" else (new, gone)
+        return sum(small.values()) <= 1 and {"not", "n't"} & set(big) and {"do", "does", "did"} & set(big)
+    if category == "hedging":
+        if variant == "remove_adverb":
+            return not new and 1 <= sum(gone.values()) <= 3
+        return "may" in new and sum(gone.values()) <= 1 and sum(new.values()) <= 3
+    if category == "near_miss":
+        return gone != new
+    return True
+
+
+def _check_every_row(suite_path: Path) -> Counter:
+    suite = load_suite(suite_path)
+    assert suite.columns == ["pair_id", "category", "sentence1", "sentence2", "anchor", "rule"]
+    seen = Counter()
+    for row in suite.iter_rows(named=True):
+        assert row["rule"].split(":")[0] == row["category"], row
+        assert check_pair(row["rule"], row["sentence1"], row["sentence2"]), row
+        assert _diff_as_rule_says(row["rule"], row["sentence1"], row["sentence2"]), row
+        seen[row["category"]] += 1
+    per_anchor = suite.group_by("anchor", "category").len()
+    assert per_anchor["len"].max() == 1  # at most one pair per (anchor, category)
+    positives = suite.filter(pl.col("category") == "positive_control")
+    assert positives["anchor"].n_unique() == positives.height
+    return seen
+
+
+def test_every_generated_row_differs_only_as_its_rule_says(smoke_suite):
+    path, generated = smoke_suite
+    seen = _check_every_row(path)
+    assert generated.n_anchors == len(set(load_suite(path)["anchor"]))
+    assert seen["positive_control"] == generated.n_anchors
+    assert seen["negation"] > 0 and seen["hedging"] > 0
+
+
+@pytest.mark.skipif(not SHARED_STSB.exists(), reason="the shared STS-B data is not on this machine")
+def test_every_row_of_the_stsb_suite(tmp_path):
+    settings = SuiteSettings.from_block({"data": "stsb", "split": ["train", "dev"], "score_max": 5, "min_score": 4.0, "seed": 0}, "s")
+    generated, _ = build_suite("stsb", SHARED_STSB, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "s.tsv")
+    assert generated.n_anchors >= 1000
+    seen = _check_every_row(tmp_path / "s.tsv")
+    assert seen["negation"] >= 0.6 * generated.n_anchors
+    assert seen["hedging"] >= 0.6 * generated.n_anchors
+
+
+def test_same_seed_gives_a_byte_identical_suite(smoke_suite, tmp_path):
+    path, _ = smoke_suite
+    settings = SuiteSettings.from_block({"data": "graded-smoke", "split": ["train", "dev", "test"], "score_max": 5, "min_score": 4.0, "seed": 0}, "s")
+    build_suite("smoke", SMOKE, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "again.tsv")
+    assert (tmp_path / "again.tsv").read_bytes() == path.read_bytes()
+
+
+def test_check_refuses_changes_beyond_the_rule():
+    assert not check_pair("negation:insert_not", "A man is running.", "A man is not running fast.")
+    assert not check_pair("numerical:digits_x10", "He has 5 cats.", "He has 6 cats.")
+    assert not check_pair("temporal:before", "He left before noon.", "He left after lunch.")
+    assert not check_pair("entity_swap:subject_object", "The dog chased the cat.", "The dog chased a cat.")
+    assert not check_pair("negation:do_support", "She rides a horse.", "She does not rid a horse.")
+    assert check_pair("negation:do_support", "She rides a horse.", "She does not ride a horse.")
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    "name, text, block, message",
+    [
+        ("train.tsv", "The dog chased the cat.\n", {"min_score": None}, "expected sentence1, sentence2"),
+        ("train.tsv", "", {"min_score": None}, "no rows"),
+        ("train.tsv", "A man runs.\tA man is running.\t2.0\n", {"min_score": 4.0, "score_max": 5}, "no pair of split(s)"),
+        ("train.tsv", "Hello there.\tHi there.\t5\nGood morning!\tMorning!\t5\n", {"min_score": 4.0, "score_max": 5}, "no rule applied"),
+    ],
+    ids=["missing-column", "empty-source", "filter-keeps-nothing", "no-rule-applies"],
+)
+def test_bad_input_is_one_line(tmp_path, name, text, block, message):
+    folder = _write(tmp_path / "data", name, text)
+    settings = SuiteSettings.from_block({"data": "d", "split": "train", "seed": 0, "categories": ["positive_control", "negation", "numerical", "temporal", "quantifier", "hedging", "entity_swap"], **block}, "bad")
+    with pytest.raises(PairbenchError) as err:
+        build_suite("bad", folder, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "bad.tsv")
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_suite_loader_keeps_anchor_and_rule(tmp_path):
+    path = tmp_path / "s.tsv"
+    path.write_text("pair_id\tcategory\tsentence1\tsentence2\tanchor\trule\np1\tnegation\tA b.\tA not b.\ta1\tnegation:insert_not\n", encoding="utf-8")
+    frame = load_suite(path)
+    assert frame.row(0) == ("p1", "negation", "A b.", "A not b.", "a1", "negation:insert_not")
+
+
+def _scores(model: str, values: dict) -> list[dict]:
+    return [{"pair_id": pid, "category": pid.split("-")[1], "score": s, "model": model, "kind": "bi"} for pid, s in values.items()]
+
+
+def test_anchored_statistics_hand_worked():
+    anchors = pl.DataFrame({"pair_id": [f"{a}-{c}" for a, c in itertools.product(["a1", "a2", "a3"], ["positive_control", "negation"])]})
+    anchors = anchors.with_columns(pl.col("pair_id").str.split("-").list.first().alias("anchor"))
+    # model x: a1 wins (0.9 > 0.2), a2 ties (0.5 = 0.5), a3 loses (0.1 < 0.3): accuracy 0.5
+    x = {"a1-positive_control": 0.9, "a1-negation": 0.2, "a2-positive_control": 0.5, "a2-negation": 0.5, "a3-positive_control": 0.1, "a3-negation": 0.3}
+    # model y wins every anchor: accuracy 1
+    y = {k: (0.9 if "positive" in k else 0.1) for k in x}
+    scores = pl.DataFrame(_scores("x", x) + _scores("y", y))
+    wins = anchor_wins(scores, anchors)
+    table = anchored(wins)
+    assert table.columns == ["model", "kind", "category", "n_anchors", "accuracy", "accuracy_low", "accuracy_high"]
+    assert table.select("model", "category", "n_anchors", "accuracy").rows() == [("x", "negation", 3, 0.5), ("y", "negation", 3, 1.0)]
+    assert 0.0 <= table["accuracy_low"][0] <= 0.5 <= table["accuracy_high"][0] <= 1.0
+    assert table.row(1)[5:] == (1.0, 1.0)
+    comparison = anchored_comparison(wins)
+    # discordant anchors: a2 (0.5 < 1) and a3 (0 < 1), both for y: exact two-sided p = 2 * 0.5**2 = 0.5
+    assert comparison.rows() == [("negation", "x", "y", 0.5, 1.0, -0.5, 0.5, 0.5)]
+    assert mcnemar_exact([1, 1], [1, 1]) == 1.0
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return copy_workflow(tmp_path_factory.mktemp("wf"))
+
+
+def test_default_run_plans_the_generated_suite(workdir):
+    jobs = planned_jobs(workdir)
+    outputs = {out for _, out in jobs}
+    rules = Counter(rule for rule, _ in jobs)
+    assert rules["generate_suite"] == 1 and rules["anchored_tables"] == 1
+    assert any("results/suites/generated-smoke.tsv" in o for o in outputs)
+    assert any(o.startswith("results/scores/generated-smoke/all-MiniLM-L6-v2.parquet") for o in outputs)
+
+
+def test_generated_suite_with_unknown_dataset_stops_in_one_line(workdir):
+    extra = write_config(workdir, {"generated_suites": {"g": {"data": "nope", "split": "train"}}}, "extra.yaml")
+    proc = snakemake(workdir, "-n", "--cores", "1", "--configfile", str(extra), check=False)
+    assert proc.returncode != 0
+    assert "generated_suites.g.data: 'nope' is not a key of `datasets`" in proc.stdout + proc.stderr

@@ -1,0 +1,53 @@
+# Generated suites: compositional pairs made from a paraphrase set (docs/generated_suites.md).
+# One job per suite: read the dataset, parse the anchors with the spaCy pipeline (fetched like a
+# model, by fetch_base_model), apply the rules, write results/suites/{name}.tsv and its card.
+
+from pairbench.core.config import require_key
+
+for _name, _block in GENERATED_SUITES.items():
+    try:
+        require_key(
+            workflow.configfiles,
+            ["generated_suites", _name, "data"],
+            _block["data"],
+            config["datasets"],
+            "datasets",
+        )
+    except PairbenchError as err:
+        stop(err)
+    GENERATED_PARSERS[_name] = register_base_model(_block["parser"])
+
+
+FINAL_TARGETS.append(generated_targets)
+
+
+rule generate_suite:
+    input:
+        unpack(generated_inputs),
+    output:
+        suite="results/suites/{name}.tsv",
+        card_md="results/suites/{name}.card.md",
+        card_json="results/suites/{name}.card.json",
+        page=report(
+            directory("results/report/generated_suites/{name}"),
+            htmlindex="index.html",
+            caption="../report/generated_suite_card.rst",
+            category="Generated suites",
+            labels={"suite": "{name}", "page": "suite card"},
+        ),
+    log:
+        f"{LOGS}/generate_suite/{{name}}.log",
+    benchmark:
+        f"{BENCH}/generate_suite/{{name}}.tsv"
+    wildcard_constraints:
+        name=alternatives(GENERATED_SUITES),
+    conda:
+        "../../envs/pairbench.yaml"
+    threads: lambda w: GENERATED_SUITES[w.name]["resources"]["threads"]
+    resources:
+        mem_mb=lambda w: GENERATED_SUITES[w.name]["resources"]["mem_mb"],
+        runtime=lambda w: GENERATED_SUITES[w.name]["resources"]["runtime"],
+    params:
+        settings=generated_block,
+    script:
+        "../scripts/generate_suite.py"

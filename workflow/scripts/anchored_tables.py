@@ -1,0 +1,19 @@
+"""Rule anchored_tables -> pairbench.study.anchored.write_anchored_tables, then the report pages."""
+
+from pathlib import Path
+
+from pairbench.core.runtime import script_logging
+from pairbench.study.anchored import write_anchored_tables
+from pairbench.study.report_tables import write_table_pages
+
+with script_logging(snakemake.log[0]):
+    write_anchored_tables(
+        snakemake.input.suite,
+        list(snakemake.input.shards),
+        Path(snakemake.output.anchored_csv).parent,
+    )
+    write_table_pages(
+        [snakemake.output.anchored_csv, snakemake.output.anchored_comparison_csv],
+        [snakemake.output.anchored_page, snakemake.output.anchored_comparison_page],
+        suite=snakemake.wildcards.suite,
+    )
