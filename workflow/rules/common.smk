@@ -168,9 +168,10 @@ TABLE_NAMES = [
     "separation",
     "model_comparison",
     "hardest_pairs",
+    "cost",
 ]
 # The forest plot (AUC with its DeLong interval per model and category) is the headline figure.
-FIGURE_NAMES = ["forest", "score_distributions", "category_means"]
+FIGURE_NAMES = ["forest", "score_distributions", "category_means", "cost"]
 
 
 def table_page(suite, table):
