@@ -153,7 +153,7 @@ def test_part_jobs_each_have_a_benchmark_and_gather_to_the_one_job_shard(part_ru
 @pytest.mark.e2e
 def test_adding_a_model_plans_only_its_part_jobs(part_run, tiny_models):
     extra = write_config(part_run, {"models": {"tiny-bi-2": {"kind": "bi", "source": f"path:{tiny_models['bi2']}"}}}, "extra.yaml")
-    jobs = planned_jobs(part_run, "--configfile", str(extra), "results/tables/compositional/cost.csv")
+    jobs = planned_jobs(part_run, "results/tables/compositional/cost.csv", "--configfile", str(extra))
     scored = {out.split("/")[-2] for rule, out in jobs if rule == "score_part"}
     assert scored == {"tiny-bi-2"}
     assert sorted({rule for rule, _ in jobs}) == ["fetch_model", "gather_scores", "score_part", "tables"]
