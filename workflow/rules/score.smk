@@ -3,23 +3,6 @@
 # gathered into the same shard. The number of parts comes from the checkpoint count_pairs,
 # run once per suite when jobs are planned: it works for a suite that a job of this run makes.
 
-import json
-
-PAIRS_PER_JOB = config["scoring"].get("pairs_per_job")
-
-
-def score_parts(wildcards):
-    """The part shards of one (suite, model): ceil(pairs / pairs_per_job) of them, in order."""
-    counted = checkpoints.count_pairs.get(suite=wildcards.suite).output[0]
-    with open(counted) as handle:
-        n = json.load(handle)["pairs"]
-    parts = max(1, -(-n // PAIRS_PER_JOB))
-    return [
-        f"results/scores/{wildcards.suite}/parts/{wildcards.model}/{i}.parquet"
-        for i in range(parts)
-    ]
-
-
 if not PAIRS_PER_JOB:
 
     rule score_suite:
