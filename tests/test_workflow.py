@@ -14,7 +14,7 @@ from pairbench.study.shards import SHARD_SCHEMA, read_shard_metadata
 
 pytestmark = pytest.mark.e2e
 
-STUDY_TABLES = ["category_stats", "failure_rates", "bi_vs_cross", "separation", "model_comparison", "hardest_pairs"]
+STUDY_TABLES = ["category_stats", "failure_rates", "bi_vs_cross", "separation", "model_comparison", "hardest_pairs", "cost"]
 
 
 def tiny_config(tiny_models) -> dict:
@@ -103,6 +103,7 @@ def test_adding_a_model_reruns_only_that_model(study_run, tiny_models):
     assert jobs == sorted(
         [
             ("all", ""),
+            ("cost_figure", "results/figures/compositional/cost.png"),
             ("fetch_model", "resources/models/tiny-bi-2"),
             ("figures", "results/figures/compositional/forest.png, results/figures/compositional/score_distributions.png, results/figures/compositional/category_means.png"),
             ("table_pages", ", ".join(f"results/report/compositional/{t}" for t in STUDY_TABLES)),
@@ -122,7 +123,7 @@ def test_changing_one_models_settings_reruns_only_its_shard(study_run, tiny_mode
     extra = write_config(study_run, {"models": {"tiny-cross": {"kind": "cross", "source": f"path:{tiny_models['cross']}", "batch_size": 5}}}, "settings.yaml")
     rules = [rule for rule, out in planned_jobs(study_run, "--configfile", str(extra))]
     outputs = [out for rule, out in planned_jobs(study_run, "--configfile", str(extra)) if rule == "score_suite"]
-    assert sorted(rules) == ["all", "figures", "score_suite", "table_pages", "tables"]
+    assert sorted(rules) == ["all", "cost_figure", "figures", "score_suite", "table_pages", "tables"]
     assert outputs == ["results/scores/compositional/tiny-cross.parquet"]
 
 
@@ -132,7 +133,7 @@ def test_adding_a_suite_by_configfile(study_run):
     extra = write_config(study_run, {"suites": {"mini": "resources/suites/mini.tsv"}}, "suite.yaml")
     # extra.yaml (the model added above) stays in, as a user's config would.
     jobs = planned_jobs(study_run, "--configfile", "extra.yaml", str(extra))
-    assert sorted({rule for rule, _ in jobs}) == ["all", "figures", "score_suite", "table_pages", "tables"]
+    assert sorted({rule for rule, _ in jobs}) == ["all", "cost_figure", "figures", "score_suite", "table_pages", "tables"]
     assert sorted(out for rule, out in jobs if rule == "score_suite") == [
         "results/scores/mini/tiny-bi-2.parquet",
         "results/scores/mini/tiny-bi.parquet",

@@ -6,6 +6,7 @@ localrules:
     tables,
     table_pages,
     figures,
+    cost_figure,
 
 
 rule tables:
@@ -139,3 +140,28 @@ rule anchored_tables:
         "../../envs/pairbench.yaml"
     script:
         "../scripts/anchored_tables.py"
+
+
+# What robustness costs: mean adversarial AUC against pairs per second (this machine's timings).
+rule cost_figure:
+    input:
+        cost="results/tables/{suite}/cost.csv",
+        separation="results/tables/{suite}/separation.csv",
+    output:
+        report(
+            "results/figures/{suite}/cost.png",
+            caption="../report/cost.rst",
+            category="Compositional study",
+            subcategory="{suite}",
+            labels={"suite": "{suite}", "figure": "cost against robustness"},
+        ),
+    log:
+        f"{LOGS}/cost_figure/{{suite}}.log",
+    benchmark:
+        f"{BENCH}/cost_figure/{{suite}}.tsv"
+    wildcard_constraints:
+        suite=alternatives(config["suites"]),
+    conda:
+        "../../envs/pairbench.yaml"
+    script:
+        "../scripts/cost_figure.py"

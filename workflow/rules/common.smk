@@ -1,5 +1,6 @@
 # Config lookups, input functions and wildcard constraints shared by every rule file.
 import functools
+import json
 import os
 import re
 import shutil
@@ -225,6 +226,22 @@ def suite_shards(wildcards):
     return suite_shard_targets(wildcards.suite)
 
 
+# `scoring.pairs_per_job`: split each (suite, model) into part jobs (workflow/rules/score.smk).
+PAIRS_PER_JOB = config["scoring"].get("pairs_per_job")
+
+
+def score_parts(wildcards):
+    """The part shards of one (suite, model): ceil(pairs / pairs_per_job) of them, in order."""
+    counted = checkpoints.count_pairs.get(suite=wildcards.suite).output[0]
+    with open(counted) as handle:
+        n = json.load(handle)["pairs"]
+    parts = max(1, -(-n // PAIRS_PER_JOB))
+    return [
+        f"results/scores/{wildcards.suite}/parts/{wildcards.model}/{i}.parquet"
+        for i in range(parts)
+    ]
+
+
 TABLE_NAMES = [
     "category_stats",
     "failure_rates",
@@ -232,9 +249,10 @@ TABLE_NAMES = [
     "separation",
     "model_comparison",
     "hardest_pairs",
+    "cost",
 ]
 # The forest plot (AUC with its DeLong interval per model and category) is the headline figure.
-FIGURE_NAMES = ["forest", "score_distributions", "category_means"]
+FIGURE_NAMES = ["forest", "score_distributions", "category_means", "cost"]
 
 
 def table_page(suite, table):

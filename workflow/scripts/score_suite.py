@@ -12,4 +12,5 @@ with script_logging(snakemake.log[0]):
         out_path=snakemake.output[0],
         suite_name=snakemake.wildcards.suite,
         threads=snakemake.threads,
+        chunk_pairs=int(snakemake.params.chunk_pairs),
     )

@@ -132,11 +132,21 @@ def write_table(
     title: str | None = None,
     note: str | None = None,
     floatfmt: str = ".4f",
+    md_rows: int | None = None,
 ) -> pl.DataFrame:
-    """Write one table as CSV (6 significant decimals) and as Markdown, both atomically."""
+    """Write one table as CSV (6 significant decimals) and as Markdown, both atomically.
+
+    With ``md_rows``, a longer table's Markdown shows its first ``md_rows`` rows and says so
+    (the CSV keeps every row).
+    """
     with atomic_path(csv_path) as tmp:
         frame.write_csv(tmp, float_precision=6)
-    atomic_write_text(md_path, to_markdown(frame, floatfmt=floatfmt, title=title, note=note))
+    shown = frame
+    if md_rows is not None and frame.height > md_rows:
+        shown = frame.head(md_rows)
+        cut = f"The first {md_rows:,} of {frame.height:,} rows; every row is in {Path(csv_path).name}."
+        note = f"{note}\n\n{cut}" if note else cut
+    atomic_write_text(md_path, to_markdown(shown, floatfmt=floatfmt, title=title, note=note))
     return frame
 
 

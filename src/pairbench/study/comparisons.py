@@ -148,13 +148,19 @@ def failing_models(scores: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def hardest_pairs(scores: pl.DataFrame) -> pl.DataFrame:
-    """Every adversarial pair, the models that score it as high as their median positive control."""
-    marked = failing_models(scores)
+def hardest_pairs(scores: pl.DataFrame, sentences: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Every adversarial pair, the models that score it as high as their median positive control.
+
+    ``sentences`` (pair_id, sentence1, sentence2) is joined at the end; without it they come from
+    ``scores``.
+    """
+    if sentences is None:
+        sentences = scores.select("pair_id", "sentence1", "sentence2").unique("pair_id", keep="first")
+    marked = failing_models(scores.select("pair_id", "category", "model", "score"))
     order = {c: i for i, c in enumerate(ADVERSARIAL_CATEGORIES)}
     table = (
         marked.sort("model")
-        .group_by("pair_id", "category", "sentence1", "sentence2")
+        .group_by("pair_id", "category")
         .agg(
             pl.col("model").n_unique().alias("n_models"),
             pl.col("fails").sum().cast(pl.Int64).alias("n_failing"),
@@ -163,5 +169,6 @@ def hardest_pairs(scores: pl.DataFrame) -> pl.DataFrame:
         .with_columns(pl.col("n_models").cast(pl.Int64), pl.col("category").replace_strict(order).alias("order"))
         .sort(["n_failing", "order", "pair_id"], descending=[True, False, False])
         .drop("order")
+        .join(sentences, on="pair_id", how="left", maintain_order="left")
     )
     return table.select("pair_id", "category", "sentence1", "sentence2", "n_models", "n_failing", "models_failing")

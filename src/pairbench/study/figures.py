@@ -116,7 +116,7 @@ def plot_forest(separation: pl.DataFrame, path: str | os.PathLike, title: str = 
 
 
 def write_suite_figures(shard_paths, separation_csv, distributions_png, means_png, forest_png, suite: str = "") -> None:
-    scores = load_scores(shard_paths)
+    scores = load_scores(shard_paths, columns=("pair_id", "category", "score"))
     separation = pl.read_csv(separation_csv)
     plot_forest(separation, forest_png, title=f"Separation AUC with 95% DeLong interval: {suite}")
     plot_score_distributions(scores, distributions_png, title=f"Score distributions: {suite}")

@@ -16,7 +16,7 @@ import polars as pl
 from tabulate import tabulate
 
 from pairbench.core.io import atomic_path
-from pairbench.study.tables import markdown_formats, nan_note
+from pairbench.study.tables import SHOWN_ROWS, markdown_formats, nan_note
 
 STYLE = """
 body { font-family: system-ui, sans-serif; font-size: 14px; margin: 1em; }
@@ -45,6 +45,8 @@ NOTES = {
     "p_holm: Holm's adjustment over every row with a p-value.",
     "hardest_pairs": "Adversarial pairs by the number of models that score them at or above the "
     "model's own median positive-control score.",
+    "cost": "Scoring cost per model in this run (model loading excluded; pairs_per_second = n_pairs / "
+    "seconds). The timings belong to the machine and load of the run that scored the suite.",
     "general_quality": "Pearson and Spearman correlation with the gold scores of a graded STS set, "
     "scored with the same code as the suite.",
 }
@@ -82,9 +84,12 @@ def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, tit
     """Read a study table's CSV and write ``folder/index.html`` atomically."""
     frame = pl.read_csv(csv_path, infer_schema_length=None)
     name = name or Path(csv_path).stem
+    note = " ".join(n for n in (NOTES.get(name, ""), nan_note(frame)) if n)
+    if frame.height > SHOWN_ROWS:
+        note = f"{note} The first {SHOWN_ROWS:,} of {frame.height:,} rows; every row is in {Path(csv_path).name}."
+        frame = frame.head(SHOWN_ROWS)
     with atomic_path(folder) as tmp:
         tmp.mkdir(parents=True)
-        note = " ".join(n for n in (NOTES.get(name, ""), nan_note(frame)) if n)
         (tmp / "index.html").write_text(table_page(frame, title, note), encoding="utf-8")
     return Path(folder)
 

@@ -1,23 +1,117 @@
-"""Rule score_suite: score every pair of a suite with one model into one Parquet shard."""
+"""Rules score_suite and score_part: score the pairs of a suite with one model into a Parquet shard.
+
+The suite is read in chunks of ``chunk_pairs`` pairs and each chunk's scores are written as one
+row group as soon as they are known, so the job's memory does not grow with the suite (the
+suite was validated when the workflow loaded). With ``scoring.pairs_per_job: N`` the pairs
+``[part * N, (part + 1) * N)`` go to part job ``part``; :func:`gather_parts` concatenates the
+parts, in order, into the suite's shard.
+
+Bi-encoders and cross-encoders are loaded once and scored chunk by chunk; a model of another
+kind (its scorer loads the model on each call) gets one call for all the pairs of its job.
+"""
 
 from __future__ import annotations
 
+import csv
+import itertools
 import logging
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from pairbench.core import runtime
+from pairbench.core.io import atomic_write_json
 from pairbench.core.errors import PairbenchError, SourceError
 from pairbench.core.sources import read_manifest
 from pairbench.study.kinds import score_with_kind
-from pairbench.study.scoring import ScoringSettings
-from pairbench.study.shards import write_shard
-from pairbench.study.suite import load_suite, suite_sha256
+from pairbench.study.scoring import (
+    EmbeddingStore,
+    ScoringSettings,
+    load_bi_encoder,
+    load_cross_encoder,
+    score_bi_chunk,
+    score_cross,
+)
+from pairbench.study.shards import ShardWriter, gather_shards
+from pairbench.study.suite import HEADER, suite_sha256
 
 log = logging.getLogger(__name__)
+
+CHUNK_PAIRS = 4096
+STREAMED_KINDS = ("bi", "cross")
+
+
+def suite_rows(path: str | Path) -> Iterator[tuple[str, str, str, str]]:
+    """The pairs of a suite file, in file order, read line by line (as :func:`load_suite` reads them)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        lines = (line.rstrip("\r\n") for line in handle)
+        for lineno, fields in enumerate(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)):
+            if lineno == 0 or not fields or all(not f.strip() for f in fields):
+                continue
+            yield tuple(f.strip() for f in fields)  # type: ignore[misc]
+
+
+def suite_pair_count(path: str | Path) -> int:
+    """The number of pairs of a suite file, counted without keeping it in memory."""
+    return sum(1 for _ in suite_rows(path))
+
+
+def write_pair_count(suite_path: str | Path, out_path: str | Path) -> int:
+    """Checkpoint count_pairs: ``{"pairs": n}`` of a suite, read when part jobs are planned."""
+    n = suite_pair_count(suite_path)
+    atomic_write_json(out_path, {"pairs": n, "suite_sha256": suite_sha256(suite_path)})
+    return n
+
+
+def suite_chunks(path, start: int, stop: int | None, size: int) -> Iterator[pl.DataFrame]:
+    rows = itertools.islice(suite_rows(path), start, stop)
+    while chunk := list(itertools.islice(rows, size)):
+        yield pl.DataFrame(chunk, schema={name: pl.String for name in HEADER}, orient="row")
+
+
+class _Scorer:
+    """One model, loaded once, scoring chunks; counts what it encodes and the time it takes."""
+
+    def __init__(self, settings: ScoringSettings, model_dir: Path, device: str, key: str):
+        self.settings, self.model_dir, self.device, self.key = settings, model_dir, device, key
+        self.encoded = 0
+        self.store: EmbeddingStore | None = None
+        start = time.perf_counter()
+        self.model = None
+        if settings.kind == "bi":
+            self.model = load_bi_encoder(model_dir, settings, device)
+            self.store = EmbeddingStore()
+        elif settings.kind == "cross":
+            self.model = load_cross_encoder(model_dir, settings, device)
+        self.loading_seconds = time.perf_counter() - start
+
+    def __call__(self, s1: list[str], s2: list[str]) -> tuple[np.ndarray, np.ndarray, str]:
+        if self.store is not None:
+            before = len(self.store)
+            cos = score_bi_chunk(self.model, self.store, s1, s2, self.settings)
+            self.encoded += len(self.store) - before
+            return cos, cos.copy(), "cosine"
+        self.encoded += len(s1) * (2 if self.settings.both_orders else 1)
+        if self.model is not None:
+            return score_cross(self.model, s1, s2, self.settings, key=self.key)
+        return score_with_kind(self.settings.kind, self.model_dir, self.settings, s1, s2, self.device, key=self.key)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
+def _loading_error(err: Exception, model_key: str, model_config: dict, settings, model_dir) -> Exception:
+    if isinstance(err, PairbenchError):
+        return err
+    return SourceError(
+        f"model {model_key!r} ({model_config.get('source', '?')}, kind {settings.kind!r}) could not be "
+        f"loaded from {model_dir}: {err}. If it needs remote code, set `trust_remote_code: true`; "
+        "if files are missing, delete the folder and rerun its fetch rule."
+    )
 
 
 def score_suite_to_shard(
@@ -29,39 +123,48 @@ def score_suite_to_shard(
     *,
     suite_name: str = "",
     threads: int | None = None,
-) -> pl.DataFrame:
-    """Score every pair of a suite with one model and write the shard atomically."""
+    part: int | None = None,
+    pairs_per_job: int | None = None,
+    chunk_pairs: int = CHUNK_PAIRS,
+) -> dict:
+    """Score the pairs of a suite (or of one part of it) with one model; write the shard atomically.
+
+    Returns the shard's metadata (with the cost keys of :mod:`pairbench.study.shards`).
+    """
     settings = ScoringSettings.from_config(model_config, key=model_key)
-    suite = load_suite(suite_path)
     runtime.configure_threads(threads)
     device = runtime.select_device(settings.device)
     model_dir = Path(model_dir)
     if not model_dir.exists():
         raise SourceError(f"model {model_key!r}: folder {model_dir} does not exist; run its fetch rule first")
-    s1 = suite["sentence1"].to_list()
-    s2 = suite["sentence2"].to_list()
-    start = time.perf_counter()
+    start, stop = 0, None
+    if part is not None and pairs_per_job:
+        start, stop = part * pairs_per_job, (part + 1) * pairs_per_job
+    if settings.kind not in STREAMED_KINDS:
+        chunk_pairs = stop - start if stop is not None else 1 << 62
     try:
-        raw, score, how = score_with_kind(settings.kind, model_dir, settings, s1, s2, device, key=model_key)
+        scorer = _Scorer(settings, model_dir, device, model_key)
     except (OSError, ValueError) as err:
-        if isinstance(err, PairbenchError):
-            raise
-        raise SourceError(
-            f"model {model_key!r} ({model_config.get('source', '?')}, kind {settings.kind!r}) could not be "
-            f"loaded from {model_dir}: {err}. If it needs remote code, set `trust_remote_code: true`; "
-            "if files are missing, delete the folder and rerun its fetch rule."
-        ) from err
-    elapsed = time.perf_counter() - start
-    log.info("scored %d pairs with %s in %.2fs on %s", len(s1), model_key, elapsed, device)
-    frame = suite.with_columns(
-        pl.Series("raw", np.asarray(raw, dtype=np.float64)),
-        pl.Series("score", np.asarray(score, dtype=np.float64)),
-    )
-    manifest = read_manifest(model_dir)
-    write_shard(
-        frame,
-        out_path,
-        {
+        raise _loading_error(err, model_key, model_config, settings, model_dir) from err
+    how, seconds = "", 0.0
+    with ShardWriter(out_path) as writer:
+        try:
+            for chunk in suite_chunks(suite_path, start, stop, chunk_pairs):
+                began = time.perf_counter()
+                raw, score, how = scorer(chunk["sentence1"].to_list(), chunk["sentence2"].to_list())
+                seconds += time.perf_counter() - began
+                writer.write(chunk.with_columns(pl.Series("raw", np.asarray(raw, dtype=np.float64)),
+                                                pl.Series("score", np.asarray(score, dtype=np.float64))))
+        except (OSError, ValueError) as err:
+            raise _loading_error(err, model_key, model_config, settings, model_dir) from err
+        finally:
+            scorer.close()
+        if writer.rows == 0 and part is None:
+            raise PairbenchError(f"{suite_path}: the suite has no pairs")
+        log.info("scored %d pairs with %s in %.2fs on %s (loading %.2fs)", writer.rows, model_key, seconds,
+                 device, scorer.loading_seconds)
+        manifest = read_manifest(model_dir)
+        metadata = {
             "model": model_key,
             "source": model_config.get("source", manifest.get("source", "")),
             "revision": manifest.get("revision", ""),
@@ -71,6 +174,27 @@ def score_suite_to_shard(
             "suite_sha256": suite_sha256(suite_path),
             "dtype": str(runtime.resolve_dtype(settings.dtype, device)).removeprefix("torch."),
             "library_versions": runtime.library_versions(),
-        },
-    )
-    return frame
+            "device": device,
+            "batch_size": settings.batch_size,
+            "threads": threads or runtime_threads(),
+            "pairs": writer.rows,
+            "sentences_encoded": scorer.encoded,
+            "scoring_seconds": f"{seconds:.6f}",
+            "loading_seconds": f"{scorer.loading_seconds:.6f}",
+        }
+        if part is not None:
+            metadata["part"] = part
+        writer.close(metadata)
+    return metadata
+
+
+def runtime_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def gather_parts(parts, out_path: str | Path) -> dict:
+    """Rule gather_scores: the part shards of one (suite, model), in part order, as one shard."""
+    parts = sorted(parts, key=lambda p: int(Path(p).stem))
+    return gather_shards(parts, out_path)

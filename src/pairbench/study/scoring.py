@@ -4,6 +4,13 @@ Speed comes from two choices that sentence-transformers' own ``encode``/``predic
 batches are sorted by *token* length (not characters), so padding waste is smallest, and each
 distinct sentence of a suite is encoded once. Everything runs under ``torch.inference_mode``.
 
+Memory does not grow with the suite: the scoring job reads it in chunks of pairs
+(``scoring.chunk_pairs``) and a bi-encoder keeps each distinct sentence's embedding in an
+:class:`EmbeddingStore`, a file on disk read back with ``pread`` (page cache, not the job's
+memory), indexed by a 16-byte digest of the sentence. A sentence met again in a later chunk is
+read back, not encoded again; only the index (about 100 bytes per distinct sentence) stays in
+memory.
+
 Normalisation of cross-encoder outputs (``normalise`` in a model's config):
 
 - ``auto`` (default): the activation the model saved with itself (sentence-transformers stores it in
@@ -17,7 +24,10 @@ multi-label models).
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,6 +151,56 @@ def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     num = np.einsum("ij,ij->i", a, b)
     den = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
     return num / np.maximum(den, 1e-12)
+
+
+class EmbeddingStore:
+    """Embeddings of distinct sentences in a temporary file, each row written once.
+
+    ``rows(texts)`` gives each text's row, ``new`` lists the texts not stored yet; ``put`` appends
+    their embeddings and ``get`` reads rows back.
+    """
+
+    def __init__(self, folder: str | os.PathLike | None = None):
+        self.dim = 0  # set by the first ``put``
+        self._index: dict[bytes, int] = {}
+        self._file = tempfile.TemporaryFile(dir=folder)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @staticmethod
+    def key(text: str) -> bytes:
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+    def missing(self, texts: list[str]) -> list[str]:
+        """The distinct texts of ``texts`` not in the store, in first-seen order."""
+        return [t for t in dict.fromkeys(texts) if self.key(t) not in self._index]
+
+    def put(self, texts: list[str], embeddings: np.ndarray) -> None:
+        start = len(self._index)
+        self.dim = self.dim or embeddings.shape[1]
+        os.pwrite(self._file.fileno(), np.ascontiguousarray(embeddings, dtype=np.float32).tobytes(),
+                  start * self.dim * 4)
+        for offset, text in enumerate(texts):
+            self._index[self.key(text)] = start + offset
+
+    def get(self, texts: list[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        fd, size = self._file.fileno(), self.dim * 4
+        for i, text in enumerate(texts):
+            out[i] = np.frombuffer(os.pread(fd, size, self._index[self.key(text)] * size), dtype=np.float32)
+        return out
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def score_bi_chunk(model, store: EmbeddingStore, s1: list[str], s2: list[str], settings: ScoringSettings) -> np.ndarray:
+    """Cosine of one chunk of pairs; sentences not in ``store`` are encoded and added to it."""
+    new = store.missing([*s1, *s2])
+    if new:
+        store.put(new, encode_sentences(model, new, batch_size=settings.batch_size, prompt=settings.prompt))
+    return cosine_rows(store.get(s1), store.get(s2))
 
 
 def score_bi(model, s1: list[str], s2: list[str], settings: ScoringSettings) -> tuple[np.ndarray, str]:

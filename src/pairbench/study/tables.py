@@ -25,7 +25,7 @@ import polars as pl
 from pairbench.core.errors import PairbenchError
 from pairbench.core.io import write_table
 from pairbench.study import stats
-from pairbench.study.shards import read_shard
+from pairbench.study.shards import read_shard, scan_shard
 from pairbench.study.suite import ADVERSARIAL_CATEGORIES, CATEGORIES, POSITIVE_CONTROL
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "load_scores",
     "markdown_formats",
     "models_in",
+    "pair_sentences",
     "separation",
     "write_study_table",
     "write_table",
@@ -50,13 +51,31 @@ COUNTS = {
 # Markdown formats: p-values in 3 significant digits (scientific notation when small, never
 # 0.0000); every other float with 4 decimals.
 P_VALUE_FORMAT = ".3g"
+# Markdown tables and report pages show at most this many rows (hardest_pairs of a large suite
+# has one row per adversarial pair); the CSV holds them all.
+SHOWN_ROWS = 2000
 FLOAT_FORMAT = ".4f"
 
 
-def load_scores(shard_paths) -> pl.DataFrame:
+SCORE_COLUMNS = ("pair_id", "category", "score")
+
+
+def load_scores(shard_paths, columns=None) -> pl.DataFrame:
+    """Every shard's rows with ``model`` and ``kind``; only ``columns`` of the shards when given.
+
+    Shards are scanned lazily, so only the named columns are read (the tables need
+    :data:`SCORE_COLUMNS`; the sentences are joined once, by :func:`pair_sentences`).
+    """
     if not shard_paths:
         raise PairbenchError("no score shards to aggregate: configure at least one model under `models:`")
-    return pl.concat([read_shard(p) for p in shard_paths], how="vertical")
+    if columns is None:
+        return pl.concat([read_shard(p) for p in shard_paths], how="vertical")
+    return pl.concat([scan_shard(p).select(*columns, "model", "kind") for p in shard_paths], how="vertical").collect()
+
+
+def pair_sentences(shard_paths) -> pl.DataFrame:
+    """pair_id, sentence1, sentence2 of a suite, read from its first shard (every shard holds every pair)."""
+    return scan_shard(shard_paths[0]).select("pair_id", "sentence1", "sentence2").collect()
 
 
 def category_order(categories) -> list[str]:
@@ -169,5 +188,11 @@ def write_study_table(frame: pl.DataFrame, out_dir: Path, name: str, *, title: s
     """
     note = " ".join(n for n in (note, nan_note(frame)) if n) or None
     return write_table(
-        frame, out_dir / f"{name}.csv", out_dir / f"{name}.md", title=title, note=note, floatfmt=markdown_formats(frame)
+        frame,
+        out_dir / f"{name}.csv",
+        out_dir / f"{name}.md",
+        title=title,
+        note=note,
+        floatfmt=markdown_formats(frame),
+        md_rows=SHOWN_ROWS,
     )

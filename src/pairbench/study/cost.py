@@ -1,0 +1,113 @@
+"""What each model costs, beside its robustness: the ``cost`` table and figure of a suite.
+
+- ``cost`` (table): one row per model, from its shard's metadata: ``model, kind, device, dtype,
+  batch_size, threads, n_pairs, seconds, pairs_per_second, load_seconds``. ``seconds`` is the
+  scoring time with model loading excluded (``load_seconds``), summed over part jobs;
+  ``pairs_per_second = n_pairs / seconds``. A shard written without timings (by other means than
+  the scoring job) has empty cells there.
+- ``cost`` (figure): each model's mean adversarial AUC (the mean of its ``separation`` AUCs)
+  against its pairs per second, on a log scale.
+
+These numbers belong to the machine, the load and the settings of the run that scored the suite:
+compare models scored in one run, on one machine.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import polars as pl
+
+from pairbench.study.shards import read_shard_metadata
+
+COST_COLUMNS = {
+    "model": pl.String,
+    "kind": pl.String,
+    "device": pl.String,
+    "dtype": pl.String,
+    "batch_size": pl.Int64,
+    "threads": pl.Int64,
+    "n_pairs": pl.Int64,
+    "seconds": pl.Float64,
+    "pairs_per_second": pl.Float64,
+    "load_seconds": pl.Float64,
+}
+
+
+def _number(meta: dict, key: str, cast=float):
+    value = meta.get(key)
+    if value in (None, ""):
+        return None
+    try:
+        return cast(float(value))
+    except ValueError:
+        return None
+
+
+def cost_row(path: str | os.PathLike) -> dict:
+    meta = read_shard_metadata(path)
+    seconds = _number(meta, "scoring_seconds")
+    n_pairs = _number(meta, "pairs", int)
+    if n_pairs is None:
+        import pyarrow.parquet as pq
+
+        n_pairs = pq.ParquetFile(path).metadata.num_rows
+    return {
+        "model": meta.get("model", ""),
+        "kind": meta.get("kind", ""),
+        "device": meta.get("device") or None,
+        "dtype": meta.get("dtype") or None,
+        "batch_size": _number(meta, "batch_size", int),
+        "threads": _number(meta, "threads", int),
+        "n_pairs": n_pairs,
+        "seconds": seconds,
+        "pairs_per_second": n_pairs / seconds if seconds else None,
+        "load_seconds": _number(meta, "loading_seconds"),
+    }
+
+
+def cost(shard_paths) -> pl.DataFrame:
+    """The cost table of one suite: a row per shard, sorted by model."""
+    return pl.DataFrame([cost_row(p) for p in shard_paths], schema=COST_COLUMNS).sort("model")
+
+
+def cost_points(cost_table: pl.DataFrame, separation: pl.DataFrame) -> pl.DataFrame:
+    """model, kind, pairs_per_second, mean_auc: the points of the cost figure (models with both)."""
+    mean_auc = separation.group_by("model").agg(pl.col("auc").mean().alias("mean_auc"))
+    return (
+        cost_table.join(mean_auc, on="model", how="inner")
+        .filter(pl.col("pairs_per_second").is_not_null() & (pl.col("pairs_per_second") > 0))
+        .select("model", "kind", "pairs_per_second", "mean_auc")
+        .sort("model")
+    )
+
+
+def plot_cost(cost_csv, separation_csv, path: str | os.PathLike, title: str = "") -> pl.DataFrame:
+    """Mean adversarial AUC against pairs per second (log x), one labelled point per model."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = cost_points(pl.read_csv(cost_csv), pl.read_csv(separation_csv))
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    markers = {"bi": "o", "cross": "s"}
+    for model, kind, speed, auc in points.iter_rows():
+        ax.scatter(speed, auc, marker=markers.get(kind, "^"), s=40)
+        ax.annotate(f"{model} ({kind})", (speed, auc), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("pairs per second (log scale; this machine and run only)")
+    ax.set_ylabel("mean adversarial AUC")
+    if points.height:
+        low = min(points["mean_auc"].min(), 0.5)
+        ax.set_ylim(math.floor(low * 10) / 10, 1.0)
+    else:
+        ax.text(0.5, 0.5, "no shard records its scoring time", ha="center", transform=ax.transAxes)
+    ax.grid(True, which="both", alpha=0.3)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return points
