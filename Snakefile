@@ -3,6 +3,11 @@
 #       snakemake --cores 8 --configfile config/study.yaml    (the published study's models)
 
 
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
 configfile: "config.yaml"
 
 
@@ -10,10 +15,15 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-# Training stages come before scoring: they register the models they hand to the study.
-include: "workflow/rules/train_cross_encoder.smk"
-include: "workflow/rules/freeze.smk"
-include: "workflow/rules/celi.smk"
+
+
+# One rule file per registered training stage (pairbench.stages.STAGES), in any order: the models
+# they hand to the study are computed in common.smk before any rule file is read.
+for _stage in STAGES.values():
+
+    include: _stage.rule_file
+
+
 include: "workflow/rules/download.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/aggregate.smk"

@@ -10,6 +10,7 @@ from pathlib import Path
 from pairbench.core.config import validate_config
 from pairbench.core.errors import PairbenchError
 from pairbench.core.sources import check_offline_sources, parse_source
+from pairbench.stages import STAGES, job_resources, trained_models
 from pairbench.study.suite import load_suite
 
 
@@ -43,9 +44,13 @@ except PairbenchError as err:
 LOGS = "results/logs"
 BENCH = "results/benchmarks"
 
-# Models that stage files train and hand to the compositional study, keyed like `models:`.
+# Models that the training stages hand to the compositional study, keyed like `models:`, known
+# before any rule file is read (pairbench.stages.trained_models, one entry per stage).
 # Each value: {"kind": ..., "dir": <model folder>, plus any scoring settings}.
-TRAINED_MODELS = {}
+try:
+    TRAINED_MODELS = trained_models(config)
+except PairbenchError as err:
+    stop(err)
 # Functions (no arguments) returning lists of paths; stage files append theirs.
 FINAL_TARGETS = []
 
@@ -76,25 +81,25 @@ def gpus(n):
     return gpu_request
 
 
+def stage_threads(stage, job):
+    """`threads:` of a rule running one job type of a stage (pairbench.stages.job_resources)."""
+    return job_resources(config, stage, job)["threads"]
+
+
+def stage_resources(stage, job):
+    """`resources:` of a rule running one job type of a stage: gpu, mem_mb, runtime."""
+    block = job_resources(config, stage, job)
+    return {
+        "gpu": gpus(block["gpu"]),
+        "mem_mb": block["mem_mb"],
+        "runtime": block["runtime"],
+    }
+
+
 def alternatives(keys):
     """A regex matching exactly the given keys (used to constrain wildcards from config)."""
     keys = sorted(keys)
     return "|".join(re.escape(k) for k in keys) if keys else "(?!x)x"
-
-
-def register_trained_model(key, kind, folder, **settings):
-    """A trained run joins the study: it gets a shard per suite and a row in every table."""
-    if key in config["models"] or key in TRAINED_MODELS:
-        stop(
-            f"trained run {key!r} has the same name as another model of the study "
-            "(under `models:` or another stage's runs); rename one of them"
-        )
-    TRAINED_MODELS[key] = {
-        "kind": kind,
-        "dir": folder,
-        "source": f"path:{folder}",
-        **settings,
-    }
 
 
 # Base models of training runs, given as source strings: folder name -> source.

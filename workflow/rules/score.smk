@@ -16,11 +16,9 @@ rule score_suite:
         model=alternatives(scoring_models()),
     conda:
         "../../envs/pairbench.yaml"
-    threads: config["scoring"]["threads"]
+    threads: stage_threads("study", "score")
     resources:
-        mem_mb=config["scoring"]["mem_mb"],
-        runtime=config["scoring"]["runtime"],
-        gpu=gpus(config["scoring"]["gpu"]),
+        **stage_resources("study", "score"),
     params:
         model=model_settings,
     script:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench.core.config import key_error, require_key, schema_error, settings_from_block
+from pairbench.core.config import key_error, require_key, schema_error, settings_from_block, stage_runs
 from pairbench.core.errors import ConfigError
 
 STAGE = ("training", "cross_encoder")
@@ -99,3 +99,17 @@ def check_stage(runs: dict[str, dict], config: dict, config_files=()) -> None:
                 f"run {run!r} has the same name as a model under `models:`; trained runs join the "
                 "study under their run name, so rename one of them",
             )
+
+
+def study_models(block: dict) -> dict[str, dict]:
+    """Every run of the validated ``training.cross_encoder`` block joins the study as a cross-encoder."""
+    return {
+        run: {
+            "kind": "cross",
+            "dir": f"results/models/cross_encoder/{run}",
+            "max_length": settings["max_length"],
+            # only when on: a new key in every run's scoring params would rerun unchanged shards
+            **({"both_orders": True} if settings["score_both_orders"] else {}),
+        }
+        for run, settings in stage_runs(block).items()
+    }

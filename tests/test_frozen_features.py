@@ -180,14 +180,14 @@ def test_schema_defaults_and_default_config():
     from snakemake.utils import validate
 
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-    block = config["training"]["freeze"]
-    validate(block, str(REPO / "workflow/schemas/freeze.schema.yaml"))
+    block = config["training"]["frozen_features"]
+    validate(block, str(REPO / "workflow/schemas/frozen_features.schema.yaml"))
     run = next(iter(stage_runs(block).values()))
     assert run["loss"] == "logvar" and run["bottlenecks"] is None and run["splits"]["dev"] == "dev"
     assert run["data"] in config["datasets"]
     study = yaml.safe_load((REPO / "config/freeze-study.yaml").read_text(encoding="utf-8"))
-    validate(study["training"]["freeze"], str(REPO / "workflow/schemas/freeze.schema.yaml"))
-    assert study["training"]["freeze"]["lms"]["gpt2-medium"]["pooling"] == "last"
+    validate(study["training"]["frozen_features"], str(REPO / "workflow/schemas/frozen_features.schema.yaml"))
+    assert study["training"]["frozen_features"]["lms"]["gpt2-medium"]["pooling"] == "last"
 
 
 def freeze_workflow(work: Path, freeze_update: dict | None = None, name: str = "config.yaml") -> dict:
@@ -204,9 +204,9 @@ def freeze_workflow(work: Path, freeze_update: dict | None = None, name: str = "
     if not (work / "Snakefile").exists():
         copy_workflow(work)
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-    block = deep_merge(config["training"]["freeze"], freeze_update or {})
-    validate(block, str(work / "workflow/schemas/freeze.schema.yaml"))
-    config["training"] = {"freeze": block}
+    block = deep_merge(config["training"]["frozen_features"], freeze_update or {})
+    validate(block, str(work / "workflow/schemas/frozen_features.schema.yaml"))
+    config["training"] = {"frozen_features": block}
     write_config(work, config, name)
     return config
 
@@ -217,7 +217,7 @@ def test_dry_run_plans_one_cache_per_lm_and_set(tmp_path):
 
     work = tmp_path / "wf"
     config = freeze_workflow(work)
-    runs = config["training"]["freeze"]["runs"]
+    runs = config["training"]["frozen_features"]["runs"]
     first = next(iter(runs))
     freeze_workflow(work, {"runs": {"second-run": {**runs[first], "loss": "mse", "seed": 1}}})
     jobs = planned_jobs(work)

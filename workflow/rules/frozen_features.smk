@@ -4,9 +4,8 @@
 # Caches depend only on (lm, set): adding or changing a run never recomputes one.
 from pairbench.frozen_features.config import plan_stage as plan_freeze_stage
 
-if "freeze" in config["training"]:
-    FZ = config["training"]["freeze"]
-    FZ_RES = FZ["resources"]
+if "frozen_features" in config["training"]:
+    FZ = config["training"]["frozen_features"]
     FZ_LMS = FZ["lms"]
     # Lookups computed once (cross-references checked; each run's STS data is the set {data}-pairs).
     try:
@@ -37,11 +36,9 @@ if "freeze" in config["training"]:
             set=alternatives(FZ_SETS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["latents"]["threads"]
+        threads: stage_threads("frozen_features", "latents")
         resources:
-            gpu=gpus(FZ_RES["latents"]["gpu"]),
-            mem_mb=FZ_RES["latents"]["mem_mb"],
-            runtime=FZ_RES["latents"]["runtime"],
+            **stage_resources("frozen_features", "latents"),
         params:
             lm=lambda wildcards: FZ_LMS[wildcards.lm],
             sentence_set=lambda wildcards: FZ_SETS[wildcards.set],
@@ -73,11 +70,9 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["pretrain"]["threads"]
+        threads: stage_threads("frozen_features", "pretrain")
         resources:
-            gpu=gpus(FZ_RES["pretrain"]["gpu"]),
-            mem_mb=FZ_RES["pretrain"]["mem_mb"],
-            runtime=FZ_RES["pretrain"]["runtime"],
+            **stage_resources("frozen_features", "pretrain"),
         params:
             # Only what the autoencoders depend on: STS settings never retrain them.
             ae=lambda wildcards: FZ_PLAN["ae_params"][wildcards.run],
@@ -108,11 +103,9 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train"]["threads"]
+        threads: stage_threads("frozen_features", "train")
         resources:
-            gpu=gpus(FZ_RES["train"]["gpu"]),
-            mem_mb=FZ_RES["train"]["mem_mb"],
-            runtime=FZ_RES["train"]["runtime"],
+            **stage_resources("frozen_features", "train"),
         params:
             run=lambda wildcards: FZ_RUNS[wildcards.run],
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/run",
@@ -151,11 +144,9 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_PLAN["ablation_runs"]),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train"]["threads"]
+        threads: stage_threads("frozen_features", "train")
         resources:
-            gpu=gpus(FZ_RES["train"]["gpu"]),
-            mem_mb=FZ_RES["train"]["mem_mb"],
-            runtime=FZ_RES["train"]["runtime"],
+            **stage_resources("frozen_features", "train"),
         params:
             run=lambda wildcards: FZ_RUNS[wildcards.run],
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/ablation",
