@@ -11,6 +11,7 @@ from pairbench.core.config import validate_config
 from pairbench.core.errors import PairbenchError
 from pairbench.core.sources import check_offline_sources, parse_source
 from pairbench.stages import STAGES, job_resources, trained_models
+from pairbench.study.kinds import check_model_settings
 from pairbench.study.suite import load_suite
 
 
@@ -32,6 +33,7 @@ try:
     }
     for _key, _block in config["models"].items():
         parse_source(_block["source"], key=f"models.{_key}")
+        check_model_settings(_block, key=_key)
     for _key, _block in config["datasets"].items():
         parse_source(_block["source"], key=f"datasets.{_key}")
     # Suites are checked here, once, so a malformed file stops the run before any job starts.

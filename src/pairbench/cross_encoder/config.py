@@ -11,13 +11,13 @@ same schema.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from pairbench.core.config import key_error, require_key, schema_error, settings_from_block, stage_runs
 from pairbench.core.errors import ConfigError
+from pairbench.core.schemas import schema_path
 
 STAGE = ("training", "cross_encoder")
-SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "cross_encoder.schema.yaml"
+SCHEMA = schema_path("cross_encoder.schema.yaml")
 
 
 @dataclass(frozen=True)

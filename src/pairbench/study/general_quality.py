@@ -32,10 +32,8 @@ from pairbench.core import runtime  # noqa: E402
 from pairbench.core.errors import SourceError  # noqa: E402
 from pairbench.core.io import atomic_path  # noqa: E402
 from pairbench.core.sts_data import load_sts_split  # noqa: E402
-from pairbench.study.figures import KIND_COLOURS  # noqa: E402
-from pairbench.study.kinds import score_with_kind  # noqa: E402
+from pairbench.study.kinds import KIND_COLOURS, OTHER_COLOUR, ScoringSettings, score_with_kind  # noqa: E402
 from pairbench.study.report_tables import write_table_page  # noqa: E402
-from pairbench.study.scoring import ScoringSettings  # noqa: E402
 from pairbench.study.tables import write_study_table  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -108,7 +106,7 @@ def plot_quality_vs_robustness(quality: pl.DataFrame, separation: pl.DataFrame, 
     joined = quality.join(mean_adversarial_auc(separation), on="model", how="inner")
     fig, ax = plt.subplots(figsize=(6.5, 5))
     for row in joined.iter_rows(named=True):
-        ax.scatter(row["spearman"], row["mean_auc"], color=KIND_COLOURS.get(row["kind"], "#555555"), s=40)
+        ax.scatter(row["spearman"], row["mean_auc"], color=KIND_COLOURS.get(row["kind"], OTHER_COLOUR), s=40)
         ax.annotate(row["model"], (row["spearman"], row["mean_auc"]), fontsize=7, xytext=(4, 3), textcoords="offset points")
     for kind, colour in KIND_COLOURS.items():
         if kind in set(joined["kind"].to_list()):

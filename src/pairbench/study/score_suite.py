@@ -12,8 +12,7 @@ import polars as pl
 from pairbench.core import runtime
 from pairbench.core.errors import PairbenchError, SourceError
 from pairbench.core.sources import read_manifest
-from pairbench.study.kinds import score_with_kind
-from pairbench.study.scoring import ScoringSettings
+from pairbench.study.kinds import ScoringSettings, score_with_kind
 from pairbench.study.shards import write_shard
 from pairbench.study.suite import load_suite, suite_sha256
 
