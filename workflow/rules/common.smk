@@ -11,6 +11,7 @@ from pairbench.core.config import validate_config
 from pairbench.core.errors import PairbenchError
 from pairbench.core.sources import check_offline_sources, parse_source
 from pairbench.stages import STAGES, job_resources, trained_models
+from pairbench.study.aggregate import TABLES as STUDY_TABLES
 from pairbench.study.kinds import check_model_settings
 from pairbench.study.suite import load_suite
 
@@ -168,14 +169,8 @@ def suite_shards(wildcards):
     return suite_shard_targets(wildcards.suite)
 
 
-TABLE_NAMES = [
-    "category_stats",
-    "failure_rates",
-    "bi_vs_cross",
-    "separation",
-    "model_comparison",
-    "hardest_pairs",
-]
+# The study's tables of each suite, in report order (pairbench.study.aggregate.TABLES).
+TABLE_NAMES = [t.name for t in STUDY_TABLES]
 # The forest plot (AUC with its DeLong interval per model and category) is the headline figure.
 FIGURE_NAMES = ["forest", "score_distributions", "category_means"]
 

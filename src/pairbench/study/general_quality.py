@@ -39,6 +39,11 @@ from pairbench.study.tables import write_study_table  # noqa: E402
 log = logging.getLogger(__name__)
 
 COLUMNS = ("model", "kind", "n", "pearson", "spearman")
+# Shown above the table's page in the report.
+NOTE = (
+    "Pearson and Spearman correlation with the gold scores of a graded STS set, "
+    "scored with the same code as the suite."
+)
 
 
 def score_graded_set(
@@ -134,7 +139,7 @@ def write_general_quality(
     """``table_csv``, the Markdown table beside it, its report page, and the scatter against the suite's AUCs."""
     table = general_quality_table(score_paths)
     write_study_table(table, Path(table_csv).parent, Path(table_csv).stem)
-    write_table_page(table_csv, page_dir, f"general_quality ({data})", "general_quality")
+    write_table_page(table_csv, page_dir, f"general_quality ({data})", NOTE)
     separation = pl.read_csv(separation_csv)
     plot_quality_vs_robustness(table, separation, figure_png, title=f"STS quality ({data}) vs robustness ({suite})")
     return table

@@ -28,28 +28,6 @@ tr:nth-child(even) td { background: #fafafa; }
 p.note { max-width: 60em; color: #333; }
 """
 
-# What each table holds, shown above it (the captions in workflow/report/ say more).
-NOTES = {
-    "category_stats": "Score per model and category: n, mean with its 95% percentile bootstrap interval "
-    "(mean_low, mean_high; 10,000 resamples, fixed seed), sample SD, min, max.",
-    "failure_rates": "A failure is a pair scored at or above the threshold where a high score is wrong "
-    "(adversarial pairs, negative controls, near misses). Positive controls report the share scored "
-    "below the threshold instead. The column counts says what each row counts.",
-    "bi_vs_cross": "Per adversarial category: the original study's comparison over pooled pairs "
-    "(not independent: every model scores the same pairs), then the comparison with models as the "
-    "unit (each model's AUC one observation; permutation test over the kind labels). Cite the "
-    "model-level columns.",
-    "separation": "AUC that a positive control outscores a pair of the category (ties count half), "
-    "with its 95% DeLong interval.",
-    "model_comparison": "DeLong's paired test of two models' AUCs on the same pairs (two-sided); "
-    "p_holm: Holm's adjustment over every row with a p-value.",
-    "hardest_pairs": "Adversarial pairs by the number of models that score them at or above the "
-    "model's own median positive-control score.",
-    "general_quality": "Pearson and Spearman correlation with the gold scores of a graded STS set, "
-    "scored with the same code as the suite.",
-}
-
-
 def display_frame(frame: pl.DataFrame) -> list[list[str]]:
     """Rows as strings: p-values in significant digits, other floats with 4 decimals, missing empty."""
     formats = markdown_formats(frame)
@@ -78,19 +56,20 @@ def table_page(frame: pl.DataFrame, title: str, note: str = "") -> str:
     )
 
 
-def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, title: str, name: str = "") -> Path:
-    """Read a study table's CSV and write ``folder/index.html`` atomically."""
+def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, title: str, note: str = "") -> Path:
+    """Read a table's CSV and write ``folder/index.html`` atomically, ``note`` above the table."""
     frame = pl.read_csv(csv_path, infer_schema_length=None)
-    name = name or Path(csv_path).stem
     with atomic_path(folder) as tmp:
         tmp.mkdir(parents=True)
-        (tmp / "index.html").write_text(table_page(frame, title, NOTES.get(name, "")), encoding="utf-8")
+        (tmp / "index.html").write_text(table_page(frame, title, note), encoding="utf-8")
     return Path(folder)
 
 
 def write_table_pages(csv_paths, folders, suite: str = "") -> None:
-    """One page per table: ``csv_paths[i]`` -> ``folders[i]/index.html``."""
+    """One page per study table: ``csv_paths[i]`` -> ``folders[i]/index.html``, its registry note above."""
+    from pairbench.study.aggregate import NOTES
+
     for csv_path, folder in zip(csv_paths, folders):
         name = Path(csv_path).stem
         title = f"{name} ({suite})" if suite else name
-        write_table_page(csv_path, folder, title, name)
+        write_table_page(csv_path, folder, title, NOTES[name])
