@@ -133,3 +133,11 @@ def test_general_quality_table_columns(tmp_path):
     table = general_quality_table(paths)
     assert table.columns == ["model", "kind", "n", "pearson", "spearman"]
     assert table["n"].to_list() == [20, 20] and table["spearman"][0] > table["spearman"][1]
+    # Exact values on a hand-worked set: gold (1, 2, 3, 4), score (1, 3, 2, 4).
+    # Pearson: deviations (-1.5, -.5, .5, 1.5) . (-1.5, .5, -.5, 1.5) = 4 over 5 -> 0.8;
+    # Spearman: rank differences (0, 1, 1, 0): 1 - 6 * 2 / (4 * 15) = 0.8.
+    hand = pl.DataFrame({"model": "h", "kind": "bi", "sentence1": "a", "sentence2": "b",
+                         "gold": [1.0, 2.0, 3.0, 4.0], "raw": [1.0, 3.0, 2.0, 4.0], "score": [1.0, 3.0, 2.0, 4.0]})
+    hand.write_parquet(tmp_path / "h.parquet")
+    row = general_quality_table([tmp_path / "h.parquet"]).row(0, named=True)
+    assert (row["n"], row["pearson"], row["spearman"]) == (4, pytest.approx(0.8), pytest.approx(0.8))
