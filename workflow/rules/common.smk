@@ -85,12 +85,12 @@ def gpus(n):
 
 
 def stage_threads(stage, job):
-    """`threads:` of a rule running one job type of a stage (pairbench.stages.job_resources)."""
+    """`threads` of the rules running one job type of a stage (pairbench.stages.job_resources)."""
     return job_resources(config, stage, job)["threads"]
 
 
 def stage_resources(stage, job):
-    """`resources:` of a rule running one job type of a stage: gpu, mem_mb, runtime."""
+    """`resources:` (gpu, mem_mb, runtime) of the rules running one job type of a stage."""
     block = job_resources(config, stage, job)
     return {
         "gpu": gpus(block["gpu"]),
