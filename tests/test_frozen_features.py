@@ -307,7 +307,7 @@ def test_killed_latents_job_resumes_to_the_same_cache(tmp_path):
     snakemake(work, "--cores", "2", target)
     reference = (work / "results/latents/tiny/many/layers.npy").read_bytes()
 
-    proc = start_snakemake(work, "--forcerun", "freeze_latents", target)
+    proc = start_snakemake(work, target, "--forcerun", "freeze_latents")  # --forcerun takes every name after it
     progress = work / "results/checkpoints/freeze/latents/tiny/many/progress.json"
     kill_when(proc, progress.exists)
     assert not (work / target).exists()
@@ -336,7 +336,7 @@ def test_killed_training_job_resumes_to_the_same_metrics(tmp_path):
     checkpoints = work / "results/checkpoints/freeze/tiny-run"
     assert not (checkpoints / "run").exists() and not (checkpoints / "autoencoders").exists()
 
-    proc = start_snakemake(work, "--forcerun", "freeze_train", target)
+    proc = start_snakemake(work, target, "--forcerun", "freeze_train")
     kill_when(proc, (checkpoints / "run/last.pt").exists)
     assert not (work / target).exists()
     snakemake(work, "--unlock")
