@@ -21,6 +21,11 @@ if Path("config.yaml").exists() and yaml_syntax_problem("config.yaml"):
     sys.exit(f"pairbench: {yaml_syntax_problem('config.yaml')}")
 
 
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
 configfile: "config.yaml"
 
 
@@ -28,10 +33,15 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-# Training stages come before scoring: they register the models they hand to the study.
-include: "workflow/rules/train_cross_encoder.smk"
-include: "workflow/rules/freeze.smk"
-include: "workflow/rules/celi.smk"
+
+
+# One rule file per registered training stage (pairbench.stages.STAGES), in any order: the models
+# they hand to the study are computed in common.smk before any rule file is read.
+for _stage in STAGES.values():
+
+    include: _stage.rule_file
+
+
 include: "workflow/rules/generated_suites.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/score.smk"

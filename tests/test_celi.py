@@ -179,7 +179,6 @@ def test_training_lowers_the_loss(backbone, tmp_path):
     assert np.mean([h["loss"] for h in history[-3:]]) < np.mean([h["loss"] for h in history[:3]])
 
 
-@pytest.mark.skipif(not (SMOKE / "corpus.jsonl").exists(), reason="smoke retrieval set not written yet")
 def test_tiny_end_to_end_train_rerank_evaluate(backbone, tmp_path):
     from pairbench.study.kinds import score_with_kind
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -293,6 +294,23 @@ def test_runs_table_and_training_curves(tmp_path, tiny):
 # --- kill and resume ----------------------------------------------------------------------------
 
 
+def killed_after_save(training_callbacks, step: int):
+    """The trainer's callbacks plus one that SIGKILLs the process once the checkpoint of ``step`` is saved."""
+    from transformers import TrainerCallback
+
+    class KillAfterSave(TrainerCallback):
+        def on_save(self, args, state, control, **kwargs):
+            if state.global_step >= step:
+                logging.shutdown()
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    def with_kill(run):
+        timing, callbacks = training_callbacks(run)
+        return timing, [*callbacks, KillAfterSave()]
+
+    return with_kill
+
+
 def test_killed_run_resumes_from_latest_checkpoint(tmp_path, tiny):
     overrides = dict(eval_steps=2, epochs=2, keep_checkpoints=True)  # 24 pairs / 4 = 6 steps per epoch
     script = textwrap.dedent(
@@ -302,11 +320,13 @@ def test_killed_run_resumes_from_latest_checkpoint(tmp_path, tiny):
         sys.path.insert(0, {str(REPO / "tests")!r})
         from pathlib import Path
         import test_cross_encoder_training as t
+        import pairbench.cross_encoder.callbacks as callbacks
+        callbacks.training_callbacks = t.killed_after_save(callbacks.training_callbacks, step=4)
         t._train(Path({str(tmp_path)!r}), {{k: Path(v) for k, v in {({k: str(v) for k, v in tiny.items()})!r}.items()}},
                  name="resume", **{overrides!r})
         """
     )
-    env = {**os.environ, "PAIRBENCH_TEST_KILL_AFTER_STEP": "4", "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-3000:]
     checkpoints = tmp_path / "checkpoints" / "resume"

@@ -173,7 +173,7 @@ def test_published_studies_end_to_end(tmp_path, monkeypatch, hf_home):
     assert_label_probability(workdir, shards["nli-roberta-large"], "nli-roberta-large", "entailment")
 
     # The frozen-feature study: GenericsKB's generic_sentence column, and only it; GPT-2's last real token.
-    freeze = yaml.safe_load((REPO / "config" / "freeze-study.yaml").read_text())["training"]["freeze"]
+    freeze = yaml.safe_load((REPO / "config" / "freeze-study.yaml").read_text())["training"]["frozen_features"]
     assert_frozen_features_read_the_study_sources(workdir, freeze)
 
     # The CELI study: a rerank table row per model, a column per eval set (every BEIR set).
@@ -200,7 +200,7 @@ def assert_frozen_features_read_the_study_sources(workdir, freeze: dict) -> None
     table = pl.read_parquet(workdir / "resources" / "datasets" / spec["dataset"] / "train.parquet")
     assert spec["columns"] == ["generic_sentence"] and "generic_sentence" in table.columns
     cached = LatentCache(workdir / "results" / "latents" / lm / set_name).sentences
-    overlay = yaml.safe_load((OVERLAYS / "freeze-study.yaml").read_text())["training"]["freeze"]
+    overlay = yaml.safe_load((OVERLAYS / "freeze-study.yaml").read_text())["training"]["frozen_features"]
     assert len(cached) == overlay["sentence_sets"][set_name]["sample"]
     assert set(cached) <= set(table["generic_sentence"].to_list())
     assert not set(cached) & set(table["term"].to_list())

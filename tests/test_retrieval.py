@@ -144,7 +144,6 @@ def test_triplet_groups_pool_negatives(tmp_path):
     assert groups["negatives"].to_list() == [["n1", "n2", "n3"], ["m1", "m2"]]
 
 
-@pytest.mark.skipif(not (SMOKE / "corpus.jsonl").exists(), reason="smoke retrieval set not written yet")
 def test_smoke_collection_and_mined_groups(tmp_path):
     collections.build_collection({"dataset": "smoke"}, {"dataset": SMOKE}, tmp_path / "smoke")
     test = collections.load_collection(tmp_path / "smoke", "test")

@@ -57,7 +57,7 @@ RUN_TIMEOUT = 3600
 SMALLER = {
     "training": {
         "cross_encoder": {"run_defaults": {"epochs": 1, "max_train_pairs": 64}},
-        "freeze": {"runs": {"minilm-graded": {"epochs": 3, "autoencoder": {"epochs": 3}}}},
+        "frozen_features": {"runs": {"minilm-graded": {"epochs": 3, "autoencoder": {"epochs": 3}}}},
         "celi": {"run_defaults": {"steps": 4, "checkpoint_every": 2, "warmup_steps": 1}},
     }
 }

@@ -33,7 +33,7 @@ def default_config() -> dict:
 
 def test_enabled_false_drops_a_stage_before_its_schema_applies(tmp_path):
     config = default_config()
-    config["training"]["freeze"]["enabled"] = False
+    config["training"]["frozen_features"]["enabled"] = False
     # A stage block holding only `enabled: false` is not checked against its schema (no backbones...).
     config["training"]["celi"] = {"enabled": False}
     validate_config(config, SCHEMAS)
@@ -44,9 +44,9 @@ def test_enabled_false_drops_a_stage_before_its_schema_applies(tmp_path):
 
 def test_enabled_must_be_a_boolean_and_is_located(tmp_path):
     path = tmp_path / "off.yaml"
-    path.write_text("training:\n  freeze:\n    enabled: no-thanks\n", encoding="utf-8")
+    path.write_text("training:\n  frozen_features:\n    enabled: no-thanks\n", encoding="utf-8")
     config = default_config()
-    config["training"]["freeze"]["enabled"] = "no-thanks"
+    config["training"]["frozen_features"]["enabled"] = "no-thanks"
     with pytest.raises(ConfigError, match=r"off\.yaml:3.*training\.freeze\.enabled"):
         validate_config(config, SCHEMAS, [str(REPO / "config.yaml"), str(path)])
 
@@ -62,12 +62,11 @@ def test_every_stage_defaults_to_joining_the_study():
 
 def test_freeze_kind_counts_as_bi_encoder_and_has_a_colour():
     from pairbench.study.figures import KIND_COLOURS
-    from pairbench.study.kinds import BI_KINDS, CROSS_KINDS, SCORERS, score_with_kind
-    from pairbench.study.scoring import ScoringSettings
+    from pairbench.study.kinds import BI_KINDS, CROSS_KINDS, KINDS, ScoringSettings, score_with_kind
 
-    assert "freeze" in BI_KINDS and "freeze" not in CROSS_KINDS and "freeze" in SCORERS
+    assert "freeze" in BI_KINDS and "freeze" not in CROSS_KINDS and not KINDS["freeze"].declared
     assert KIND_COLOURS["freeze"] not in {c for k, c in KIND_COLOURS.items() if k != "freeze"}
-    with pytest.raises(ConfigError, match=r"models\.x: kind 'freeze'.*training\.freeze\.runs"):
+    with pytest.raises(ConfigError, match=r"models\.x: kind 'freeze'.*training\.frozen_features\.runs"):
         score_with_kind("freeze", "somewhere", ScoringSettings(kind="freeze"), ["a"], ["b"], "cpu", key="x")
 
 
@@ -130,7 +129,7 @@ def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_c
         "training": {
             "cross_encoder": {"enabled": False},
             "celi": {"runs": {"minilm-mean": {"enabled": False}, "minilm-cls": {"join_study": False}}},
-            "freeze": {"runs": {"minilm-graded": {"join_study": True}}},
+            "frozen_features": {"runs": {"minilm-graded": {"join_study": True}}},
         },
         "datasets": {"graded-copy": {"source": "path:resources/smoke/graded_sts"}},
         "general_quality": {"data": "graded-copy"},
@@ -147,7 +146,7 @@ def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_c
     # Another graded dataset: its split gets its own cache of the lm.
     assert ("freeze_general_quality_latents", "results/latents/minilm/study/general_quality/done.json") in jobs
 
-    write_config(workflow_copy, {"training": {s: {"enabled": False} for s in ("cross_encoder", "freeze", "celi")}},
+    write_config(workflow_copy, {"training": {s: {"enabled": False} for s in ("cross_encoder", "frozen_features", "celi")}},
                  "alone.yaml")
     alone = planned_jobs(workflow_copy, "--configfile", "alone.yaml")
     assert sorted({rule for rule, _ in alone if rule.startswith(("train", "freeze", "celi"))}) == []
@@ -164,7 +163,7 @@ def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_c
 def freeze_study_run(tmp_path_factory):
     from conftest import snakemake
     from pairbench.testing import make_tiny_bert_backbone
-    from test_freeze import freeze_workflow, tiny_stage_update
+    from test_frozen_features import freeze_workflow, tiny_stage_update
 
     root = tmp_path_factory.mktemp("freeze-study")
     model_dir = make_tiny_bert_backbone(root / "tiny-bert")

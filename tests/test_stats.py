@@ -20,10 +20,12 @@ def test_cohens_d_by_hand():
     assert math.isnan(stats.cohens_d([1.0], [1.0, 2.0]))
 
 
-def test_mann_whitney_matches_scipy():
-    rng = np.random.default_rng(0)
-    a, b = rng.normal(0, 1, 30), rng.normal(0.5, 1, 25)
-    assert stats.mann_whitney_p(a, b) == pytest.approx(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+def test_mann_whitney_exact_p_by_hand():
+    # 3 + 3 values, no ties: 20 equally likely rankings; U = 0 in one of them, U = 9 in one.
+    assert stats.mann_whitney_p([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == pytest.approx(2 / 20)
+    # U = 1 (one inversion): P(U <= 1) = 2/20, two-sided 4/20.
+    assert stats.mann_whitney_p([1.0, 2.0, 4.0], [3.0, 5.0, 6.0]) == pytest.approx(4 / 20)
+    assert math.isnan(stats.mann_whitney_p([], [1.0]))
 
 
 def test_auc_by_hand_with_ties():
@@ -158,6 +160,13 @@ def test_paired_delong_agrees_with_the_unpaired_variance_for_one_model():
     paired = stats.delong_paired(xa, ya, xb, yb)
     va, vb = stats.delong(xa, ya).variance, stats.delong(xb, yb).variance
     assert 0 < paired.variance < va + vb  # positively correlated AUCs: less than the unpaired sum
+    # The exact value from the definition, independently: Var(V10a - V10b)/m + Var(V01a - V01b)/n.
+    def psi(x, y):
+        return (x[:, None] > y[None, :]) + 0.5 * (x[:, None] == y[None, :])
+
+    pa, pb = psi(xa, ya), psi(xb, yb)
+    expected = np.var(pa.mean(1) - pb.mean(1), ddof=1) / 30 + np.var(pa.mean(0) - pb.mean(0), ddof=1) / 40
+    assert paired.variance == pytest.approx(expected, rel=1e-10)
 
 
 def test_holm_by_hand():
@@ -175,10 +184,12 @@ def test_bootstrap_interval_is_reproducible_with_its_seed():
     first = stats.bootstrap_mean_interval(values)
     assert first == stats.bootstrap_mean_interval(values)
     assert first[0] < values.mean() < first[1]
-    direct = sps.bootstrap(
-        (values,), np.mean, n_resamples=10_000, method="percentile", rng=np.random.default_rng(stats.SEED)
-    ).confidence_interval
-    assert first == pytest.approx((direct.low, direct.high))
+    # By hand: resampled means of (0, 1) are 0, 0.5, 1 with chances 1/4, 1/2, 1/4, so the 2.5th and
+    # 97.5th percentiles of 10,000 resamples are 0 and 1.
+    assert stats.bootstrap_mean_interval([0.0, 1.0]) == (0.0, 1.0)
+    # (0, 1, 1, 1): the mean is K/4, K ~ Binomial(4, 3/4): P(K=0) = 1/256 (0.4%), P(K<=1) = 13/256
+    # (5.1%), P(K=4) = 81/256: the 2.5th percentile is 1/4, the 97.5th is 1.
+    assert stats.bootstrap_mean_interval([0.0, 1.0, 1.0, 1.0]) == pytest.approx((0.25, 1.0))
     assert stats.bootstrap_mean_interval(values, seed=1) != first
     assert stats.bootstrap_mean_interval([0.3, 0.3, 0.3]) == (0.3, 0.3)
     assert all(math.isnan(v) for v in stats.bootstrap_mean_interval([0.3]))

@@ -1,5 +1,6 @@
 """The study's comparison tables: units of comparison, failure rates, hardest pairs, report pages."""
 
+import itertools
 import math
 
 import numpy as np
@@ -49,7 +50,20 @@ def test_a_copy_of_a_model_adds_one_model_not_a_suite_of_pairs():
     assert row_after["models_bi_auc"] == pytest.approx(row_before["models_bi_auc"])
     # One bi-encoder is no comparison of kinds; two give an exact permutation p over 6 relabellings.
     assert row_before["models_p"] is None or math.isnan(row_before["models_p"])
-    assert row_after["models_p"] >= 2 / 6 - 1e-12
+    # Expected p by hand: every split of the four AUCs into two "cross" and two "bi", two-sided as
+    # 2 * the smaller tail share (scipy's definition), enumerated here without scipy.
+    aucs = separation(after).filter(pl.col("category") == row_after["category"])
+    cross = aucs.filter(pl.col("kind") == "cross")["auc"].to_list()
+    bi = aucs.filter(pl.col("kind") == "bi")["auc"].to_list()
+    values = cross + bi
+    observed = sum(cross) / 2 - sum(bi) / 2
+    diffs = []
+    for chosen in itertools.combinations(range(4), 2):
+        rest = [i for i in range(4) if i not in chosen]
+        diffs.append(sum(values[i] for i in chosen) / 2 - sum(values[i] for i in rest) / 2)
+    upper = sum(d >= observed - 1e-12 for d in diffs) / 6
+    lower = sum(d <= observed + 1e-12 for d in diffs) / 6
+    assert row_after["models_p"] == pytest.approx(min(1.0, 2 * min(upper, lower)), abs=1e-12)
 
 
 def test_model_comparison_pairs_every_two_models_with_holm():
@@ -119,3 +133,11 @@ def test_general_quality_table_columns(tmp_path):
     table = general_quality_table(paths)
     assert table.columns == ["model", "kind", "n", "pearson", "spearman"]
     assert table["n"].to_list() == [20, 20] and table["spearman"][0] > table["spearman"][1]
+    # Exact values on a hand-worked set: gold (1, 2, 3, 4), score (1, 3, 2, 4).
+    # Pearson: deviations (-1.5, -.5, .5, 1.5) . (-1.5, .5, -.5, 1.5) = 4 over 5 -> 0.8;
+    # Spearman: rank differences (0, 1, 1, 0): 1 - 6 * 2 / (4 * 15) = 0.8.
+    hand = pl.DataFrame({"model": "h", "kind": "bi", "sentence1": "a", "sentence2": "b",
+                         "gold": [1.0, 2.0, 3.0, 4.0], "raw": [1.0, 3.0, 2.0, 4.0], "score": [1.0, 3.0, 2.0, 4.0]})
+    hand.write_parquet(tmp_path / "h.parquet")
+    row = general_quality_table([tmp_path / "h.parquet"]).row(0, named=True)
+    assert (row["n"], row["pearson"], row["spearman"]) == (4, pytest.approx(0.8), pytest.approx(0.8))

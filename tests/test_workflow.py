@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
 
@@ -10,11 +11,12 @@ import polars as pl
 import pytest
 
 from conftest import REPO, copy_workflow, planned_jobs, snakemake, write_config
+from pairbench.study.aggregate import TABLE_NAMES
 from pairbench.study.shards import SHARD_SCHEMA, read_shard_metadata
 
 pytestmark = pytest.mark.e2e
 
-STUDY_TABLES = ["category_stats", "failure_rates", "bi_vs_cross", "separation", "model_comparison", "hardest_pairs", "cost"]
+STUDY_TABLES = TABLE_NAMES  # the registry's order is the rule outputs' order
 
 
 def tiny_config(tiny_models) -> dict:
@@ -83,10 +85,34 @@ def test_tables_cover_every_model_and_category(study_run):
     assert negation["mean"].item() == pytest.approx(expected, abs=1e-6)
 
 
-def test_every_job_has_log_and_benchmark(study_run):
-    assert (study_run / "results/logs/score_suite/compositional/tiny-bi.log").exists()
-    assert (study_run / "results/benchmarks/score_suite/compositional/tiny-cross.tsv").exists()
-    assert (study_run / "results/benchmarks/tables/compositional.tsv").exists()
+def rule_blocks() -> dict[str, str]:
+    """Every rule of every rule file: name -> the text of its block."""
+    blocks = {}
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for match in re.finditer(r"^( *)rule (\w+):\n((?:\1 .*\n|\n)*)", path.read_text(), re.M):
+            blocks[match.group(2)] = match.group(3)
+    return blocks
+
+
+def test_every_rule_has_log_benchmark_and_registry_resources():
+    blocks = rule_blocks()
+    assert len(blocks) >= 20 and "score_suite" in blocks and "celi_rerank" in blocks
+    for name, block in blocks.items():
+        assert re.search(r"^ +log:", block, re.M), f"rule {name} has no log:"
+        assert re.search(r"^ +benchmark:", block, re.M), f"rule {name} has no benchmark:"
+        if "threads:" in block:
+            assert re.search(r'threads: stage_threads\("\w+", "\w+"\)', block), f"rule {name}: threads by hand"
+            assert re.search(r'\*\*stage_resources\("\w+", "\w+"\)', block), f"rule {name}: resources by hand"
+        assert "gpus(" not in block, f"rule {name} asks for GPUs by hand"
+
+
+def test_every_job_of_the_run_wrote_its_log_and_benchmark(study_run):
+    logs = {p.relative_to(study_run / "results/logs").with_suffix("") for p in (study_run / "results/logs").rglob("*.log")}
+    benches = {p.relative_to(study_run / "results/benchmarks").with_suffix("") for p in (study_run / "results/benchmarks").rglob("*.tsv")}
+    expected = {"score_suite/compositional/tiny-bi", "score_suite/compositional/tiny-cross", "tables/compositional",
+                "table_pages/compositional", "figures/compositional", "fetch_model/tiny-bi", "fetch_model/tiny-cross"}
+    assert {str(p) for p in logs} >= expected
+    assert {str(p) for p in benches} == {str(p) for p in logs}
 
 
 def test_report_builds_and_shows_figures(study_run):
@@ -131,11 +157,9 @@ def test_adding_a_suite_by_configfile(study_run):
     suite = study_run / "resources/suites/mini.tsv"
     suite.write_text("pair_id\tcategory\tsentence1\tsentence2\nm-1\tnegation\tIt rains.\tIt does not rain.\nm-2\tpositive_control\tHe left.\tHe went away.\n")
     extra = write_config(study_run, {"suites": {"mini": "resources/suites/mini.tsv"}}, "suite.yaml")
-    # extra.yaml (the model added above) stays in, as a user's config would.
-    jobs = planned_jobs(study_run, "--configfile", "extra.yaml", str(extra))
+    jobs = planned_jobs(study_run, "--configfile", str(extra))
     assert sorted({rule for rule, _ in jobs}) == ["all", "cost_figure", "figures", "score_suite", "table_pages", "tables"]
     assert sorted(out for rule, out in jobs if rule == "score_suite") == [
-        "results/scores/mini/tiny-bi-2.parquet",
         "results/scores/mini/tiny-bi.parquet",
         "results/scores/mini/tiny-cross.parquet",
     ]

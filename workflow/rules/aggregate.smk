@@ -39,15 +39,15 @@ rule table_pages:
         **{t: f"results/tables/{{suite}}/{t}.csv" for t in TABLE_NAMES},
     output:
         **{
-            t: report(
-                directory(f"results/report/{{suite}}/{t}"),
+            t.name: report(
+                directory(f"results/report/{{suite}}/{t.name}"),
                 htmlindex="index.html",
-                caption=f"../report/table_{t}.rst",
+                caption=t.caption,
                 category="Compositional study",
                 subcategory="{suite} tables",
-                labels={"suite": "{suite}", "table": t},
+                labels={"suite": "{suite}", "table": t.name},
             )
-            for t in TABLE_NAMES
+            for t in STUDY_TABLES
         },
     log:
         f"{LOGS}/table_pages/{{suite}}.log",

@@ -7,7 +7,6 @@ if "celi" in config["training"]:
     from pairbench.celi.config import TrainSettings, check_celi_block, enabled_eval
 
     CELI = config["training"]["celi"]
-    CELI_RES = CELI["resources"]
     # Each run: run_defaults updated with the run's own keys (`enabled: false` drops a run);
     # backbones and collections named by runs, eval and train are checked here, at load.
     try:
@@ -21,15 +20,6 @@ if "celi" in config["training"]:
     CELI_BASES = {
         name: register_base_model(source) for name, source in CELI["backbones"].items()
     }
-    for _run, _block in CELI_RUNS.items():
-        if _block["join_study"]:
-            register_trained_model(
-                _run,
-                "celi",
-                f"results/models/celi/{_run}",
-                max_length=_block["max_length"],
-            )
-
     # Paths computed once (no functions here: input functions are lambdas below).
     CELI_ROLES = ("dataset", "corpus", "queries", "qrels", "sts")
     CELI_TRAIN_INPUT = (
@@ -100,11 +90,9 @@ if "celi" in config["training"]:
             f"{BENCH}/celi/train_data.tsv"
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI_RES["bm25"]["threads"]
+        threads: stage_threads("celi", "bm25")
         resources:
-            gpu=gpus(CELI_RES["bm25"]["gpu"]),
-            mem_mb=CELI_RES["bm25"]["mem_mb"],
-            runtime=CELI_RES["bm25"]["runtime"],
+            **stage_resources("celi", "bm25"),
         params:
             train=CELI["train"],
             bm25=CELI["bm25"],
@@ -126,11 +114,9 @@ if "celi" in config["training"]:
             run=alternatives(CELI_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI_RES["train"]["threads"]
+        threads: stage_threads("celi", "train")
         resources:
-            gpu=gpus(CELI_RES["train"]["gpu"]),
-            mem_mb=CELI_RES["train"]["mem_mb"],
-            runtime=CELI_RES["train"]["runtime"],
+            **stage_resources("celi", "train"),
         params:
             run=lambda wildcards: TrainSettings.training_keys(CELI_RUNS[wildcards.run]),
             checkpoints=lambda wildcards: f"results/checkpoints/celi/{wildcards.run}",
@@ -151,11 +137,9 @@ if "celi" in config["training"]:
             dataset=alternatives(CELI_EVAL),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI_RES["bm25"]["threads"]
+        threads: stage_threads("celi", "bm25")
         resources:
-            gpu=gpus(CELI_RES["bm25"]["gpu"]),
-            mem_mb=CELI_RES["bm25"]["mem_mb"],
-            runtime=CELI_RES["bm25"]["runtime"],
+            **stage_resources("celi", "bm25"),
         params:
             eval=lambda wildcards: CELI_EVAL[wildcards.dataset],
             bm25=CELI["bm25"],
@@ -179,11 +163,9 @@ if "celi" in config["training"]:
             run=alternatives(CELI_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CELI_RES["rerank"]["threads"]
+        threads: stage_threads("celi", "rerank")
         resources:
-            gpu=gpus(CELI_RES["rerank"]["gpu"]),
-            mem_mb=CELI_RES["rerank"]["mem_mb"],
-            runtime=CELI_RES["rerank"]["runtime"],
+            **stage_resources("celi", "rerank"),
         params:
             eval=lambda wildcards: CELI_EVAL[wildcards.dataset],
             max_length=lambda wildcards: CELI_RUNS[wildcards.run]["max_length"],

@@ -11,6 +11,9 @@ from pathlib import Path
 from pairbench.core.input_check import check_inputs
 from pairbench.core.errors import PairbenchError
 from pairbench.core.sources import check_offline_sources, parse_source
+from pairbench.stages import STAGES, job_resources, trained_models
+from pairbench.study.aggregate import TABLES as STUDY_TABLES
+from pairbench.study.kinds import check_model_settings
 
 
 def stop(err):
@@ -26,6 +29,9 @@ try:
     check_inputs(
         config, Path(workflow.basedir) / "workflow" / "schemas", workflow.configfiles
     )
+    # Settings a model's kind does not read stop the run (defaults live in the schema only).
+    for _key, _block in config["models"].items():
+        check_model_settings(_block, key=_key)
 except PairbenchError as err:
     stop(err)
 
@@ -98,9 +104,13 @@ def anchored_targets():
 LOGS = "results/logs"
 BENCH = "results/benchmarks"
 
-# Models that stage files train and hand to the compositional study, keyed like `models:`.
+# Models that the training stages hand to the compositional study, keyed like `models:`, known
+# before any rule file is read (pairbench.stages.trained_models, one entry per stage).
 # Each value: {"kind": ..., "dir": <model folder>, plus any scoring settings}.
-TRAINED_MODELS = {}
+try:
+    TRAINED_MODELS = trained_models(config)
+except PairbenchError as err:
+    stop(err)
 # Functions (no arguments) returning lists of paths; stage files append theirs.
 FINAL_TARGETS = []
 
@@ -131,25 +141,25 @@ def gpus(n):
     return gpu_request
 
 
+def stage_threads(stage, job):
+    """`threads` of the rules running one job type of a stage (pairbench.stages.job_resources)."""
+    return job_resources(config, stage, job)["threads"]
+
+
+def stage_resources(stage, job):
+    """`resources:` (gpu, mem_mb, runtime) of the rules running one job type of a stage."""
+    block = job_resources(config, stage, job)
+    return {
+        "gpu": gpus(block["gpu"]),
+        "mem_mb": block["mem_mb"],
+        "runtime": block["runtime"],
+    }
+
+
 def alternatives(keys):
     """A regex matching exactly the given keys (used to constrain wildcards from config)."""
     keys = sorted(keys)
     return "|".join(re.escape(k) for k in keys) if keys else "(?!x)x"
-
-
-def register_trained_model(key, kind, folder, **settings):
-    """A trained run joins the study: it gets a shard per suite and a row in every table."""
-    if key in config["models"] or key in TRAINED_MODELS:
-        stop(
-            f"trained run {key!r} has the same name as another model of the study "
-            "(under `models:` or another stage's runs); rename one of them"
-        )
-    TRAINED_MODELS[key] = {
-        "kind": kind,
-        "dir": folder,
-        "source": f"path:{folder}",
-        **settings,
-    }
 
 
 # Base models of training runs, given as source strings: folder name -> source.
@@ -182,7 +192,7 @@ def scoring_models():
 def text_scored_models():
     """Study models that score_suite and score_general_quality score from text.
 
-    Frozen-feature runs (kind freeze) score from cached latents with freeze.smk's own rules.
+    Frozen-feature runs (kind freeze) score from cached latents with frozen_features.smk's own rules.
     """
     return [
         m for m in scoring_models() if TRAINED_MODELS.get(m, {}).get("kind") != "freeze"
@@ -242,15 +252,8 @@ def score_parts(wildcards):
     ]
 
 
-TABLE_NAMES = [
-    "category_stats",
-    "failure_rates",
-    "bi_vs_cross",
-    "separation",
-    "model_comparison",
-    "hardest_pairs",
-    "cost",
-]
+# The study's tables of each suite, in report order (pairbench.study.aggregate.TABLES).
+TABLE_NAMES = [t.name for t in STUDY_TABLES]
 # The forest plot (AUC with its DeLong interval per model and category) is the headline figure.
 FIGURE_NAMES = ["forest", "score_distributions", "category_means", "cost"]
 

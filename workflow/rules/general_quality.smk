@@ -23,10 +23,6 @@ if general_quality_block() is not None:
     except PairbenchError as err:
         stop(err)
 
-    GENERAL_QUALITY_RESOURCES = (
-        general_quality_block().get("resources") or config["scoring"]
-    )
-
     localrules:
         general_quality,
 
@@ -44,11 +40,9 @@ if general_quality_block() is not None:
             model=alternatives(text_scored_models()),
         conda:
             "../../envs/pairbench.yaml"
-        threads: GENERAL_QUALITY_RESOURCES["threads"]
+        threads: stage_threads("study", "general_quality")
         resources:
-            gpu=gpus(GENERAL_QUALITY_RESOURCES["gpu"]),
-            mem_mb=GENERAL_QUALITY_RESOURCES["mem_mb"],
-            runtime=GENERAL_QUALITY_RESOURCES["runtime"],
+            **stage_resources("study", "general_quality"),
         params:
             model=model_settings,
             split=general_quality_block()["split"],

@@ -20,11 +20,9 @@ if not PAIRS_PER_JOB:
             model=alternatives(text_scored_models()),
         conda:
             "../../envs/pairbench.yaml"
-        threads: config["scoring"]["threads"]
+        threads: stage_threads("study", "score")
         resources:
-            mem_mb=config["scoring"]["mem_mb"],
-            runtime=config["scoring"]["runtime"],
-            gpu=gpus(config["scoring"]["gpu"]),
+            **stage_resources("study", "score"),
         params:
             model=model_settings,
             chunk_pairs=config["scoring"]["chunk_pairs"],
@@ -69,11 +67,9 @@ else:
             part=r"\d+",
         conda:
             "../../envs/pairbench.yaml"
-        threads: config["scoring"]["threads"]
+        threads: stage_threads("study", "score")
         resources:
-            mem_mb=config["scoring"]["mem_mb"],
-            runtime=config["scoring"]["runtime"],
-            gpu=gpus(config["scoring"]["gpu"]),
+            **stage_resources("study", "score"),
         params:
             model=model_settings,
             pairs_per_job=PAIRS_PER_JOB,

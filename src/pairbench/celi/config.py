@@ -102,3 +102,12 @@ def check_celi_block(block: dict, config_files=()) -> dict[str, dict]:
         require_key(config_files, [*PREFIX, "train", "collection"], train["collection"],
                     block["collections"], "training.celi.collections")
     return runs
+
+
+def study_models(block: dict) -> dict[str, dict]:
+    """The runs of the validated ``training.celi`` block with ``join_study`` join the study (kind celi)."""
+    return {
+        run: {"kind": "celi", "dir": f"results/models/celi/{run}", "max_length": settings["max_length"]}
+        for run, settings in stage_runs(block).items()
+        if settings["join_study"]
+    }

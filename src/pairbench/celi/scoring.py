@@ -7,10 +7,10 @@ import numpy as np
 from pairbench.celi.rerank import load_reranker, score_texts
 
 
-def score_pairs(model_dir, settings, s1: list[str], s2: list[str], device: str):
+def score_pairs(model_dir, settings, s1: list[str], s2: list[str], device: str, key: str = "?"):
     """Score (s1[i], s2[i]) with a trained reranker: sentence1 is the query, sentence2 the document.
 
-    ``settings`` is a :class:`pairbench.study.scoring.ScoringSettings` (``dtype``, ``batch_size``,
+    ``settings`` is a :class:`pairbench.study.kinds.ScoringSettings` (``dtype``, ``batch_size``,
     ``max_length``). raw is the ranking score (s_m + s_l, or s_m); score is its sigmoid. LCE trains
     scores to rank the documents of one query, so the sigmoid is a monotone squashing, not a
     calibrated probability.

@@ -1,8 +1,8 @@
 """One config vocabulary and one validation path for every stage.
 
 The workflow validates the whole config once, through Snakemake's ``validate()`` against
-``workflow/schemas/config.schema.yaml`` (which references each stage's schema and the shared
-definitions), with defaults filled from the schemas. This module supplies what ``validate()``
+``workflow/schemas/config.schema.yaml``, then each ``training.<stage>`` block against the schema
+its entry in :data:`pairbench.stages.STAGES` names, with defaults filled from the schemas. This module supplies what ``validate()``
 does not: errors that name the config file and line in one sentence, a one-line pointer for keys
 that were renamed, the ``run_defaults`` + ``runs`` merge that every training stage uses, and
 cross-reference checks (a run's ``data`` must name a dataset, ...).
@@ -28,17 +28,18 @@ RENAMED_KEYS: dict[str, str] = {
     "training.cross_encoder.gpu": "training.cross_encoder.resources.train.gpu",
     "training.cross_encoder.mem_mb": "training.cross_encoder.resources.train.mem_mb",
     "training.cross_encoder.runtime": "training.cross_encoder.resources.train.runtime",
-    "training.freeze.resources.threads": "training.freeze.resources.latents.threads",
-    "training.freeze.resources.gpu": "training.freeze.resources.latents.gpu (and resources.pretrain.gpu)",
-    "training.freeze.resources.train_threads": "training.freeze.resources.pretrain.threads and resources.train.threads",
-    "training.freeze.resources.train_gpu": "training.freeze.resources.train.gpu",
-    "training.freeze.resources.mem_mb": "training.freeze.resources.{latents,pretrain,train}.mem_mb",
-    "training.freeze.resources.runtime": "training.freeze.resources.{latents,pretrain,train}.runtime",
-    "training.freeze.resources.device": "training.freeze.run_defaults.device",
+    "training.freeze.resources.threads": "training.frozen_features.resources.latents.threads",
+    "training.freeze.resources.gpu": "training.frozen_features.resources.latents.gpu (and resources.pretrain.gpu)",
+    "training.freeze.resources.train_threads": "training.frozen_features.resources.pretrain.threads and resources.train.threads",
+    "training.freeze.resources.train_gpu": "training.frozen_features.resources.train.gpu",
+    "training.freeze.resources.mem_mb": "training.frozen_features.resources.{latents,pretrain,train}.mem_mb",
+    "training.freeze.resources.runtime": "training.frozen_features.resources.{latents,pretrain,train}.runtime",
+    "training.freeze.resources.device": "training.frozen_features.run_defaults.device",
     "training.freeze.runs.*.lr": "learning_rate (same place)",
     "training.freeze.runs.*.autoencoder.lr": "autoencoder.learning_rate",
-    "training.freeze.run_defaults.lr": "training.freeze.run_defaults.learning_rate",
-    "training.freeze.run_defaults.autoencoder.lr": "training.freeze.run_defaults.autoencoder.learning_rate",
+    "training.freeze.run_defaults.lr": "training.frozen_features.run_defaults.learning_rate",
+    "training.freeze.run_defaults.autoencoder.lr": "training.frozen_features.run_defaults.autoencoder.learning_rate",
+    "training.freeze": "training.frozen_features (the stage's package name)",
     "training.celi.run_defaults.lr": "training.celi.run_defaults.learning_rate",
     "training.celi.run_defaults.warmup": "training.celi.run_defaults.warmup_steps",
     "training.celi.runs.*.lr": "learning_rate (same place)",
@@ -242,14 +243,17 @@ def validate_config(config: dict, schema_dir, config_files=()) -> dict:
     ``$ref`` from ``config.schema.yaml``: jsonschema follows a whole-file reference with a plain
     validator that would fill no defaults inside it.
     """
+    from pairbench.stages import STAGES, check_stage_names
+
     schema_dir = Path(schema_dir)
     problems = config_problems(config, schema_dir, config_files)
     if problems:
         raise InputProblems(problems)
+    check_stage_names(config.get("training"), config_files)
     _validated(config, schema_dir / "config.schema.yaml", (), config_files)
     drop_disabled_stages(config)
     for stage, block in (config.get("training") or {}).items():
-        _validated(block, schema_dir / f"{stage}.schema.yaml", ("training", stage), config_files)
+        _validated(block, schema_dir / STAGES[stage].schema, ("training", stage), config_files)
     for name, block in (config.get("generated_suites") or {}).items():
         _validated(block, schema_dir / "generated_suites.schema.yaml", ("generated_suites", name), config_files)
     return config

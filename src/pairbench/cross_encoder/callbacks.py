@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import time
 
 from transformers import TrainerCallback
@@ -12,9 +10,6 @@ from transformers import TrainerCallback
 from pairbench.core.progress import Progress
 
 log = logging.getLogger(__name__)
-
-KILL_AFTER_STEP_ENV = "PAIRBENCH_TEST_KILL_AFTER_STEP"
-
 
 class TimingCallback(TrainerCallback):
     """Wall time of each epoch's training steps, without evaluation and checkpoint saving."""
@@ -76,24 +71,8 @@ class ProgressCallback(TrainerCallback):
             self.progress.update(state.global_step)
 
 
-class KillAfterSaveCallback(TrainerCallback):
-    """Test hook: SIGKILL this process right after the checkpoint of ``step`` is saved."""
-
-    def __init__(self, step: int):
-        self.step = step
-
-    def on_save(self, args, state, control, **kwargs):
-        if state.global_step >= self.step:
-            log.warning("%s: killing myself after step %d", KILL_AFTER_STEP_ENV, state.global_step)
-            logging.shutdown()
-            os.kill(os.getpid(), signal.SIGKILL)
-
-
 def training_callbacks(run: str) -> tuple[TimingCallback, list[TrainerCallback]]:
     """The timing callback (read after training) and every callback the trainer gets."""
     timing = TimingCallback()
     callbacks: list[TrainerCallback] = [timing, ProgressCallback(f"train_cross_encoder {run}")]
-    kill_step = os.environ.get(KILL_AFTER_STEP_ENV)
-    if kill_step:
-        callbacks.append(KillAfterSaveCallback(int(kill_step)))
     return timing, callbacks

@@ -11,13 +11,13 @@ same schema.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from pairbench.core.config import key_error, require_key, schema_error, settings_from_block
+from pairbench.core.config import key_error, require_key, schema_error, settings_from_block, stage_runs
 from pairbench.core.errors import ConfigError
+from pairbench.core.schemas import schema_path
 
 STAGE = ("training", "cross_encoder")
-SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "cross_encoder.schema.yaml"
+SCHEMA = schema_path("cross_encoder.schema.yaml")
 
 
 @dataclass(frozen=True)
@@ -99,3 +99,19 @@ def check_stage(runs: dict[str, dict], config: dict, config_files=()) -> None:
                 f"run {run!r} has the same name as a model under `models:`; trained runs join the "
                 "study under their run name, so rename one of them",
             )
+
+
+def study_models(block: dict) -> dict[str, dict]:
+    """Every run of the validated ``training.cross_encoder`` block joins the study as a cross-encoder
+    (unless ``join_study: false``)."""
+    return {
+        run: {
+            "kind": "cross",
+            "dir": f"results/models/cross_encoder/{run}",
+            "max_length": settings["max_length"],
+            # only when on: a new key in every run's scoring params would rerun unchanged shards
+            **({"both_orders": True} if settings["score_both_orders"] else {}),
+        }
+        for run, settings in stage_runs(block).items()
+        if settings.get("join_study", True)
+    }

@@ -102,7 +102,6 @@ TABLE_SCHEMA = {
     "train_pairs_per_s": "Float64",
     "device": "String",
 }
-TABLE_COLUMNS = list(TABLE_SCHEMA)
 
 
 def _table_row(m: dict) -> dict:

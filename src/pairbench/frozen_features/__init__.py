@@ -3,7 +3,7 @@
 A frozen language model runs once per (model, sentence set) and its pooled hidden states are
 cached (:mod:`.latents`); everything after that reads the caches only:
 
-- :mod:`.config`        the stage plan for ``workflow/rules/freeze.smk`` (cross-references checked);
+- :mod:`.config`        the stage plan for ``workflow/rules/frozen_features.smk`` (cross-references checked);
 - :mod:`.sentences`     reading sentence sets (text files, tables, STS pairs, dataset splits);
 - :mod:`.latents`       extraction of per-layer latents and :class:`~.latents.LatentCache`;
 - :mod:`.autoencoders`  one autoencoder per layer and its pretraining;

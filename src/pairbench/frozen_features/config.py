@@ -1,7 +1,7 @@
-"""The frozen-feature stage's plan: what ``workflow/rules/freeze.smk`` looks up, computed once.
+"""The frozen-feature stage's plan: what ``workflow/rules/frozen_features.smk`` looks up, computed once.
 
-Settings come from the validated, default-filled ``training.freeze`` block (defaults live in
-``workflow/schemas/freeze.schema.yaml`` only). Cross-references (a run naming an unknown lm,
+Settings come from the validated, default-filled ``training.frozen_features`` block (defaults live in
+``workflow/schemas/frozen_features.schema.yaml`` only). Cross-references (a run naming an unknown lm,
 sentence set or dataset) stop the workflow with one line naming the config file, line and key.
 """
 
@@ -12,7 +12,7 @@ import os
 from pairbench.core.config import key_error, require_key, stage_runs
 from pairbench.core.errors import ConfigError
 
-STAGE = ("training", "freeze")
+STAGE = ("training", "frozen_features")
 # What a run's autoencoders depend on: STS settings never retrain them.
 AE_KEYS = ("lm", "pretrain_set", "layers", "bottlenecks", "dropout", "seed", "autoencoder")
 # What the STS model of a run is trained with (the run's own keys).
@@ -60,9 +60,9 @@ def check_run_references(runs: dict, lms: dict, sets: dict, datasets: dict, conf
         where = (*STAGE, "runs", run)
         for key in ("lm", "pretrain_set", "data"):
             if key not in spec:
-                raise key_error(config_files, where, f"no `{key}`: set it in the run or in training.freeze.run_defaults")
-        require_key(config_files, (*where, "lm"), spec["lm"], lms, "training.freeze.lms")
-        require_key(config_files, (*where, "pretrain_set"), spec["pretrain_set"], sets, "training.freeze.sentence_sets")
+                raise key_error(config_files, where, f"no `{key}`: set it in the run or in training.frozen_features.run_defaults")
+        require_key(config_files, (*where, "lm"), spec["lm"], lms, "training.frozen_features.lms")
+        require_key(config_files, (*where, "pretrain_set"), spec["pretrain_set"], sets, "training.frozen_features.sentence_sets")
         require_key(config_files, (*where, "data"), spec["data"], datasets, "datasets")
 
 
@@ -133,7 +133,7 @@ def general_quality_cache(sets: dict, block: dict, lm: str) -> str:
 
 
 def plan_stage(block: dict, datasets: dict, config_files=()) -> dict:
-    """Everything ``freeze.smk`` looks up, from the validated ``training.freeze`` block.
+    """Everything ``frozen_features.smk`` looks up, from the validated ``training.frozen_features`` block.
 
     Returns: ``runs`` (run_defaults merged with each enabled run), ``sets`` (name -> params, with
     the implicit ``{data}-pairs`` sets), ``set_inputs`` (name -> input paths), ``set_dataset_dir``
@@ -163,4 +163,15 @@ def plan_stage(block: dict, datasets: dict, config_files=()) -> dict:
         "data_dir": {run: f"resources/datasets/{spec['data']}" for run, spec in runs.items()},
         "ablation_runs": ablation_runs,
         "targets": stage_targets(runs, ablation_runs),
+    }
+
+
+def study_models(block: dict) -> dict[str, dict]:
+    """Every run of the validated ``training.frozen_features`` block joins the study as kind
+    ``freeze`` (unless ``join_study: false``); its shards come from cached latents (the rules at the
+    end of ``workflow/rules/frozen_features.smk``), not from a scoring job."""
+    return {
+        run: {"kind": "freeze", "dir": f"results/models/freeze/{run}"}
+        for run, settings in stage_runs(block).items()
+        if settings.get("join_study", True)
     }

@@ -1,4 +1,4 @@
-"""Sentence sets: the distinct sentences a latent cache holds (``training.freeze.sentence_sets``)."""
+"""Sentence sets: the distinct sentences a latent cache holds (``training.frozen_features.sentence_sets``)."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def read_dataset_splits(spec: dict, folder: Path, fmt: str, columns: list[str]) 
 
 
 def read_sentence_set(spec: dict, dataset_dir: str | os.PathLike | None = None) -> list[str]:
-    """The distinct sentences of a sentence set (config block under ``training.freeze.sentence_sets``).
+    """The distinct sentences of a sentence set (config block under ``training.frozen_features.sentence_sets``).
 
     A set reads either local ``files`` (``.txt`` or any other text file: one sentence per line;
     ``.tsv``/``.csv`` with a header, or ``.parquet``: the given ``columns``) or the ``splits`` of

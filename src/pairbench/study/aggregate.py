@@ -1,8 +1,17 @@
-"""Rule tables: every table of one suite, from its score shards, as CSV and Markdown."""
+"""The study's table registry: every table of one suite, in report order, declared once.
+
+Each :class:`StudyTable` names its builder (``build(inputs) -> DataFrame``), the note shown above
+its HTML page and its caption file in ``workflow/report/``. ``workflow/rules/common.smk`` (the
+rule outputs and targets), the report pages and the tests read :data:`TABLES`; a new table is one
+entry here and one function (see ``docs/ARCHITECTURE.md``).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -10,25 +19,98 @@ import polars as pl
 from pairbench.study import comparisons, cost, tables
 
 
-def suite_tables(scores: pl.DataFrame, thresholds, sentences: pl.DataFrame | None = None) -> dict[str, pl.DataFrame]:
+@dataclass(frozen=True)
+class SuiteInputs:
+    """What a table builder reads: the suite's scores, the thresholds; shared results cached."""
+
+    scores: pl.DataFrame
+    thresholds: tuple[float, ...]
+    shard_paths: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def sentences(self) -> pl.DataFrame | None:
+        """pair_id, sentence1, sentence2, read once from the first shard (None without shards)."""
+        return tables.pair_sentences(list(self.shard_paths)) if self.shard_paths else None
+
+    @functools.cached_property
+    def separation(self) -> pl.DataFrame:
+        return tables.separation(self.scores)
+
+
+@dataclass(frozen=True)
+class StudyTable:
+    name: str
+    build: Callable[[SuiteInputs], pl.DataFrame]
+    note: str
+
+    @property
+    def caption(self) -> str:
+        """The report caption of the table's page, relative to ``workflow/rules/``."""
+        return f"../report/table_{self.name}.rst"
+
+
+TABLES: tuple[StudyTable, ...] = (
+    StudyTable(
+        "category_stats",
+        lambda s: tables.category_stats(s.scores),
+        "Score per model and category: n, mean with its 95% percentile bootstrap interval "
+        "(mean_low, mean_high; 10,000 resamples, fixed seed), sample SD, min, max.",
+    ),
+    StudyTable(
+        "failure_rates",
+        lambda s: tables.failure_rates(s.scores, s.thresholds),
+        "A failure is a pair scored at or above the threshold where a high score is wrong "
+        "(adversarial pairs, negative controls, near misses). Positive controls report the share scored "
+        "below the threshold instead. The column counts says what each row counts.",
+    ),
+    StudyTable(
+        "bi_vs_cross",
+        lambda s: comparisons.bi_vs_cross(s.scores, s.separation),
+        "Per adversarial category: the original study's comparison over pooled pairs "
+        "(not independent: every model scores the same pairs), then the comparison with models as the "
+        "unit (each model's AUC one observation; permutation test over the kind labels). Cite the "
+        "model-level columns.",
+    ),
+    StudyTable(
+        "separation",
+        lambda s: s.separation,
+        "AUC that a positive control outscores a pair of the category (ties count half), "
+        "with its 95% DeLong interval.",
+    ),
+    StudyTable(
+        "model_comparison",
+        lambda s: comparisons.model_comparison(s.scores),
+        "DeLong's paired test of two models' AUCs on the same pairs (two-sided); "
+        "p_holm: Holm's adjustment over every row with a p-value.",
+    ),
+    StudyTable(
+        "hardest_pairs",
+        lambda s: comparisons.hardest_pairs(s.scores, s.sentences),
+        "Adversarial pairs by the number of models that score them at or above the "
+        "model's own median positive-control score.",
+    ),
+    StudyTable(
+        "cost",
+        lambda s: cost.cost(s.shard_paths),
+        "Scoring cost per model in this run (model loading excluded; pairs_per_second = n_pairs / "
+        "seconds). The timings belong to the machine and load of the run that scored the suite.",
+    ),
+)
+TABLE_NAMES = [table.name for table in TABLES]
+NOTES = {table.name: table.note for table in TABLES}
+
+
+def suite_tables(scores: pl.DataFrame, thresholds, shard_paths=()) -> dict[str, pl.DataFrame]:
     """The study's tables of one suite, in the order the report lists them."""
-    separation = tables.separation(scores)
-    return {
-        "category_stats": tables.category_stats(scores),
-        "failure_rates": tables.failure_rates(scores, thresholds),
-        "bi_vs_cross": comparisons.bi_vs_cross(scores, separation),
-        "separation": separation,
-        "model_comparison": comparisons.model_comparison(scores),
-        "hardest_pairs": comparisons.hardest_pairs(scores, sentences),
-    }
+    inputs = SuiteInputs(scores, tuple(thresholds), tuple(str(p) for p in shard_paths))
+    return {table.name: table.build(inputs) for table in TABLES}
 
 
 def write_suite_tables(shard_paths, out_dir: str | os.PathLike, thresholds) -> dict[str, pl.DataFrame]:
     """Build every table of one suite and write ``{name}.csv`` and ``{name}.md`` into ``out_dir``."""
     shard_paths = list(shard_paths)
     scores = tables.load_scores(shard_paths, columns=tables.SCORE_COLUMNS)
-    built = suite_tables(scores, thresholds, tables.pair_sentences(shard_paths))
-    built["cost"] = cost.cost(shard_paths)
+    built = suite_tables(scores, thresholds, shard_paths)
     for name, frame in built.items():
         tables.write_study_table(frame, Path(out_dir), name)
     return built

@@ -11,11 +11,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from pairbench.study.kinds import CROSS_KINDS  # noqa: E402
+from pairbench.study.kinds import CROSS_KINDS, KIND_COLOURS, OTHER_COLOUR  # noqa: E402
 from pairbench.study.suite import ADVERSARIAL_CATEGORIES, CATEGORIES  # noqa: E402
 from pairbench.study.tables import category_order, load_scores, models_in  # noqa: E402
-
-KIND_COLOURS = {"bi": "#1f77b4", "cross": "#d62728", "celi": "#9467bd", "freeze": "#2ca02c"}
 
 
 def plot_score_distributions(scores: pl.DataFrame, path: str | os.PathLike, title: str = "") -> None:
@@ -95,7 +93,7 @@ def plot_forest(separation: pl.DataFrame, path: str | os.PathLike, title: str = 
             if row.is_empty():
                 continue
             auc, low, high = row["auc"].item(), row["auc_low"].item(), row["auc_high"].item()
-            colour = KIND_COLOURS.get(kind, "#555555")
+            colour = KIND_COLOURS.get(kind, OTHER_COLOUR)
             if low is not None and high is not None and low == low:
                 ax.plot([low, high], [y, y], color=colour, lw=1.6)
             ax.plot([auc], [y], "o", color=colour, ms=5)

@@ -32,15 +32,18 @@ from pairbench.core import runtime  # noqa: E402
 from pairbench.core.errors import SourceError  # noqa: E402
 from pairbench.core.io import atomic_path  # noqa: E402
 from pairbench.core.sts_data import load_sts_split  # noqa: E402
-from pairbench.study.figures import KIND_COLOURS  # noqa: E402
-from pairbench.study.kinds import score_with_kind  # noqa: E402
+from pairbench.study.kinds import KIND_COLOURS, OTHER_COLOUR, ScoringSettings, score_with_kind  # noqa: E402
 from pairbench.study.report_tables import write_table_page  # noqa: E402
-from pairbench.study.scoring import ScoringSettings  # noqa: E402
 from pairbench.study.tables import write_study_table  # noqa: E402
 
 log = logging.getLogger(__name__)
 
 COLUMNS = ("model", "kind", "n", "pearson", "spearman")
+# Shown above the table's page in the report.
+NOTE = (
+    "Pearson and Spearman correlation with the gold scores of a graded STS set, "
+    "scored with the same code as the suite."
+)
 
 
 def score_graded_set(
@@ -108,7 +111,7 @@ def plot_quality_vs_robustness(quality: pl.DataFrame, separation: pl.DataFrame, 
     joined = quality.join(mean_adversarial_auc(separation), on="model", how="inner")
     fig, ax = plt.subplots(figsize=(6.5, 5))
     for row in joined.iter_rows(named=True):
-        ax.scatter(row["spearman"], row["mean_auc"], color=KIND_COLOURS.get(row["kind"], "#555555"), s=40)
+        ax.scatter(row["spearman"], row["mean_auc"], color=KIND_COLOURS.get(row["kind"], OTHER_COLOUR), s=40)
         ax.annotate(row["model"], (row["spearman"], row["mean_auc"]), fontsize=7, xytext=(4, 3), textcoords="offset points")
     for kind, colour in KIND_COLOURS.items():
         if kind in set(joined["kind"].to_list()):
@@ -136,7 +139,7 @@ def write_general_quality(
     """``table_csv``, the Markdown table beside it, its report page, and the scatter against the suite's AUCs."""
     table = general_quality_table(score_paths)
     write_study_table(table, Path(table_csv).parent, Path(table_csv).stem)
-    write_table_page(table_csv, page_dir, f"general_quality ({data})", "general_quality")
+    write_table_page(table_csv, page_dir, f"general_quality ({data})", NOTE)
     separation = pl.read_csv(separation_csv)
     plot_quality_vs_robustness(table, separation, figure_png, title=f"STS quality ({data}) vs robustness ({suite})")
     return table

@@ -28,30 +28,6 @@ tr:nth-child(even) td { background: #fafafa; }
 p.note { max-width: 60em; color: #333; }
 """
 
-# What each table holds, shown above it (the captions in workflow/report/ say more).
-NOTES = {
-    "category_stats": "Score per model and category: n, mean with its 95% percentile bootstrap interval "
-    "(mean_low, mean_high; 10,000 resamples, fixed seed), sample SD, min, max.",
-    "failure_rates": "A failure is a pair scored at or above the threshold where a high score is wrong "
-    "(adversarial pairs, negative controls, near misses). Positive controls report the share scored "
-    "below the threshold instead. The column counts says what each row counts.",
-    "bi_vs_cross": "Per adversarial category: the original study's comparison over pooled pairs "
-    "(not independent: every model scores the same pairs), then the comparison with models as the "
-    "unit (each model's AUC one observation; permutation test over the kind labels). Cite the "
-    "model-level columns.",
-    "separation": "AUC that a positive control outscores a pair of the category (ties count half), "
-    "with its 95% DeLong interval.",
-    "model_comparison": "DeLong's paired test of two models' AUCs on the same pairs (two-sided); "
-    "p_holm: Holm's adjustment over every row with a p-value.",
-    "hardest_pairs": "Adversarial pairs by the number of models that score them at or above the "
-    "model's own median positive-control score.",
-    "cost": "Scoring cost per model in this run (model loading excluded; pairs_per_second = n_pairs / "
-    "seconds). The timings belong to the machine and load of the run that scored the suite.",
-    "general_quality": "Pearson and Spearman correlation with the gold scores of a graded STS set, "
-    "scored with the same code as the suite.",
-}
-
-
 def display_frame(frame: pl.DataFrame) -> list[list[str]]:
     """Rows as strings: p-values in significant digits, other floats with 4 decimals, missing empty."""
     formats = markdown_formats(frame)
@@ -80,11 +56,10 @@ def table_page(frame: pl.DataFrame, title: str, note: str = "") -> str:
     )
 
 
-def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, title: str, name: str = "") -> Path:
-    """Read a study table's CSV and write ``folder/index.html`` atomically."""
+def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, title: str, note: str = "") -> Path:
+    """Read a table's CSV and write ``folder/index.html`` atomically, ``note`` above the table."""
     frame = pl.read_csv(csv_path, infer_schema_length=None)
-    name = name or Path(csv_path).stem
-    note = " ".join(n for n in (NOTES.get(name, ""), nan_note(frame)) if n)
+    note = " ".join(n for n in (note, nan_note(frame)) if n)
     if frame.height > SHOWN_ROWS:
         note = f"{note} The first {SHOWN_ROWS:,} of {frame.height:,} rows; every row is in {Path(csv_path).name}."
         frame = frame.head(SHOWN_ROWS)
@@ -95,8 +70,10 @@ def write_table_page(csv_path: str | os.PathLike, folder: str | os.PathLike, tit
 
 
 def write_table_pages(csv_paths, folders, suite: str = "") -> None:
-    """One page per table: ``csv_paths[i]`` -> ``folders[i]/index.html``."""
+    """One page per study table: ``csv_paths[i]`` -> ``folders[i]/index.html``, its registry note above."""
+    from pairbench.study.aggregate import NOTES
+
     for csv_path, folder in zip(csv_paths, folders):
         name = Path(csv_path).stem
         title = f"{name} ({suite})" if suite else name
-        write_table_page(csv_path, folder, title, name)
+        write_table_page(csv_path, folder, title, NOTES[name])

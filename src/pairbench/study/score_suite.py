@@ -26,10 +26,9 @@ from pairbench.core import runtime
 from pairbench.core.io import atomic_write_json
 from pairbench.core.errors import PairbenchError, SourceError
 from pairbench.core.sources import read_manifest
-from pairbench.study.kinds import score_with_kind
+from pairbench.study.kinds import ScoringSettings, score_with_kind
 from pairbench.study.scoring import (
     EmbeddingStore,
-    ScoringSettings,
     load_bi_encoder,
     load_cross_encoder,
     score_bi_chunk,

@@ -36,38 +36,9 @@ import torch
 
 from pairbench.core import runtime
 from pairbench.core.errors import ConfigError, PairbenchError
+from pairbench.study.kinds import ScoringSettings  # noqa: F401 (the settings every scorer takes)
 
 log = logging.getLogger(__name__)
-
-NORMALISATIONS = ("auto", "sigmoid", "identity", "softmax")
-
-
-@dataclass(frozen=True)
-class ScoringSettings:
-    """The per-model settings of the ``models:`` config block that affect scoring."""
-
-    kind: str
-    batch_size: int = 32
-    max_length: int | None = None
-    normalise: str = "auto"
-    label: str | None = None
-    both_orders: bool = False
-    prompt: str | None = None
-    dtype: str = "auto"
-    device: str = "auto"
-    trust_remote_code: bool = False
-
-    @classmethod
-    def from_config(cls, block: dict, *, key: str = "?") -> ScoringSettings:
-        known = set(cls.__dataclass_fields__)
-        values = {k: v for k, v in block.items() if k in known}
-        settings = cls(**values)
-        if settings.normalise not in NORMALISATIONS:
-            raise ConfigError(
-                f"models.{key}.normalise: {settings.normalise!r} is not one of {', '.join(NORMALISATIONS)}"
-            )
-        return settings
-
 
 def _token_lengths(tokenizer, texts, pairs=None, max_length=None) -> np.ndarray:
     kwargs = dict(add_special_tokens=True, truncation=max_length is not None, max_length=max_length)
@@ -286,3 +257,16 @@ def score_cross(model, s1, s2, settings: ScoringSettings, key: str = "?") -> tup
     if logits.shape[1] > 1:
         how = f"{how}[{model.config.id2label[index]}]"
     return raw, score, how
+
+
+def score_bi_encoder(model_dir, settings: ScoringSettings, s1, s2, device: str, key: str):
+    """Scorer of kind ``bi``: cosine of the embeddings; ``raw`` and ``score`` are the same number."""
+    model = load_bi_encoder(model_dir, settings, device)
+    raw, how = score_bi(model, s1, s2, settings)
+    return raw, raw.copy(), how
+
+
+def score_cross_encoder(model_dir, settings: ScoringSettings, s1, s2, device: str, key: str):
+    """Scorer of kind ``cross``: the logit (``raw``) and the normalised score of a CrossEncoder."""
+    model = load_cross_encoder(model_dir, settings, device)
+    return score_cross(model, s1, s2, settings, key=key)

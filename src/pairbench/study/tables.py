@@ -87,10 +87,6 @@ def models_in(scores: pl.DataFrame) -> list[tuple[str, str]]:
     return sorted(set(scores.select("model", "kind").iter_rows()))
 
 
-def category_scores(scores: pl.DataFrame, model: str, category: str):
-    return scores.filter((pl.col("model") == model) & (pl.col("category") == category))["score"].to_numpy()
-
-
 def category_stats(scores: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for model, kind in models_in(scores):

@@ -1,12 +1,11 @@
 # Training stage 1: fine-tune cross-encoders on graded sentence pairs (STS-B) with
 # BinaryCrossEntropyLoss, keep the checkpoint chosen on dev, score test once, and hand every run
-# to the compositional study as a cross-encoder under its run name.
+# to the compositional study as a cross-encoder under its run name (pairbench.stages).
 from pairbench.core.config import stage_runs
 from pairbench.cross_encoder.config import check_stage as check_cross_encoder_stage
 
 if "cross_encoder" in config["training"]:
     CE = config["training"]["cross_encoder"]
-    CE_TRAIN = CE["resources"]["train"]
     CE_RUNS = stage_runs(CE)
     try:
         check_cross_encoder_stage(CE_RUNS, config, workflow.configfiles)
@@ -15,18 +14,9 @@ if "cross_encoder" in config["training"]:
     CE_BASES = {
         run: register_base_model(block["base"]) for run, block in CE_RUNS.items()
     }
-    for _run, _block in CE_RUNS.items():
-        # `join_study: false` keeps a run out of the study (popped: it never retrains a run).
-        if not _block.pop("join_study", True):
-            continue
-        register_trained_model(
-            _run,
-            "cross",
-            f"results/models/cross_encoder/{_run}",
-            max_length=_block["max_length"],
-            # only when on: a new key in every run's scoring params would rerun unchanged shards
-            **({"both_orders": True} if _block["score_both_orders"] else {}),
-        )
+    for _block in CE_RUNS.values():
+        # Study membership (pairbench.cross_encoder.config.study_models) never retrains a run.
+        _block.pop("join_study", None)
 
     FINAL_TARGETS.append(
         lambda: [
@@ -57,11 +47,9 @@ if "cross_encoder" in config["training"]:
             run=alternatives(CE_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: CE_TRAIN["threads"]
+        threads: stage_threads("cross_encoder", "train")
         resources:
-            gpu=gpus(CE_TRAIN["gpu"]),
-            mem_mb=CE_TRAIN["mem_mb"],
-            runtime=CE_TRAIN["runtime"],
+            **stage_resources("cross_encoder", "train"),
         params:
             # Only this run's block (run_defaults merged in): editing another run retrains nothing here.
             run=lambda wildcards: CE_RUNS[wildcards.run],

@@ -5,9 +5,8 @@
 from pairbench.frozen_features.config import general_quality_cache, suite_cache
 from pairbench.frozen_features.config import plan_stage as plan_freeze_stage
 
-if "freeze" in config["training"]:
-    FZ = config["training"]["freeze"]
-    FZ_RES = FZ["resources"]
+if "frozen_features" in config["training"]:
+    FZ = config["training"]["frozen_features"]
     FZ_LMS = FZ["lms"]
     # Lookups computed once (cross-references checked; each run's STS data is the set {data}-pairs).
     try:
@@ -25,8 +24,6 @@ if "freeze" in config["training"]:
     FZ_STUDY_RUNS = [
         run for run, spec in FZ_RUNS.items() if spec.pop("join_study", True)
     ]
-    for _run in FZ_STUDY_RUNS:
-        register_trained_model(_run, "freeze", f"results/models/freeze/{_run}")
 
     rule freeze_latents:
         """One pass of the frozen model over a sentence set: every layer's pooled vector, cached."""
@@ -45,11 +42,9 @@ if "freeze" in config["training"]:
             set=alternatives(FZ_SETS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["latents"]["threads"]
+        threads: stage_threads("frozen_features", "latents")
         resources:
-            gpu=gpus(FZ_RES["latents"]["gpu"]),
-            mem_mb=FZ_RES["latents"]["mem_mb"],
-            runtime=FZ_RES["latents"]["runtime"],
+            **stage_resources("frozen_features", "latents"),
         params:
             lm=lambda wildcards: FZ_LMS[wildcards.lm],
             sentence_set=lambda wildcards: FZ_SETS[wildcards.set],
@@ -81,11 +76,9 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["pretrain"]["threads"]
+        threads: stage_threads("frozen_features", "pretrain")
         resources:
-            gpu=gpus(FZ_RES["pretrain"]["gpu"]),
-            mem_mb=FZ_RES["pretrain"]["mem_mb"],
-            runtime=FZ_RES["pretrain"]["runtime"],
+            **stage_resources("frozen_features", "pretrain"),
         params:
             # Only what the autoencoders depend on: STS settings never retrain them.
             ae=lambda wildcards: FZ_PLAN["ae_params"][wildcards.run],
@@ -116,11 +109,9 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_RUNS),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train"]["threads"]
+        threads: stage_threads("frozen_features", "train")
         resources:
-            gpu=gpus(FZ_RES["train"]["gpu"]),
-            mem_mb=FZ_RES["train"]["mem_mb"],
-            runtime=FZ_RES["train"]["runtime"],
+            **stage_resources("frozen_features", "train"),
         params:
             run=lambda wildcards: FZ_RUNS[wildcards.run],
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/run",
@@ -159,11 +150,9 @@ if "freeze" in config["training"]:
             run=alternatives(FZ_PLAN["ablation_runs"]),
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train"]["threads"]
+        threads: stage_threads("frozen_features", "train")
         resources:
-            gpu=gpus(FZ_RES["train"]["gpu"]),
-            mem_mb=FZ_RES["train"]["mem_mb"],
-            runtime=FZ_RES["train"]["runtime"],
+            **stage_resources("frozen_features", "train"),
         params:
             run=lambda wildcards: FZ_RUNS[wildcards.run],
             checkpoints=lambda wildcards: f"results/checkpoints/freeze/{wildcards.run}/ablation",
@@ -188,11 +177,9 @@ if "freeze" in config["training"]:
             suite="[A-Za-z0-9][A-Za-z0-9._-]*",
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["latents"]["threads"]
+        threads: stage_threads("frozen_features", "latents")
         resources:
-            gpu=gpus(FZ_RES["latents"]["gpu"]),
-            mem_mb=FZ_RES["latents"]["mem_mb"],
-            runtime=FZ_RES["latents"]["runtime"],
+            **stage_resources("frozen_features", "latents"),
         params:
             lm=lambda wildcards: FZ_LMS[wildcards.lm],
             work=lambda wildcards: f"results/checkpoints/freeze/latents/{wildcards.lm}/study/suites/{wildcards.suite}",
@@ -221,11 +208,9 @@ if "freeze" in config["training"]:
             suite="[A-Za-z0-9][A-Za-z0-9._-]*",
         conda:
             "../../envs/pairbench.yaml"
-        threads: FZ_RES["train"]["threads"]
+        threads: stage_threads("frozen_features", "train")
         resources:
-            gpu=gpus(FZ_RES["train"]["gpu"]),
-            mem_mb=FZ_RES["train"]["mem_mb"],
-            runtime=FZ_RES["train"]["runtime"],
+            **stage_resources("frozen_features", "train"),
         params:
             device=lambda wildcards: FZ_RUNS[wildcards.run]["device"],
         script:
@@ -248,11 +233,9 @@ if "freeze" in config["training"]:
                 lm=alternatives(FZ_LMS),
             conda:
                 "../../envs/pairbench.yaml"
-            threads: FZ_RES["latents"]["threads"]
+            threads: stage_threads("frozen_features", "latents")
             resources:
-                gpu=gpus(FZ_RES["latents"]["gpu"]),
-                mem_mb=FZ_RES["latents"]["mem_mb"],
-                runtime=FZ_RES["latents"]["runtime"],
+                **stage_resources("frozen_features", "latents"),
             params:
                 lm=lambda wildcards: FZ_LMS[wildcards.lm],
                 split=general_quality_block()["split"],
@@ -279,11 +262,9 @@ if "freeze" in config["training"]:
                 run=alternatives(FZ_STUDY_RUNS),
             conda:
                 "../../envs/pairbench.yaml"
-            threads: FZ_RES["train"]["threads"]
+            threads: stage_threads("frozen_features", "train")
             resources:
-                gpu=gpus(FZ_RES["train"]["gpu"]),
-                mem_mb=FZ_RES["train"]["mem_mb"],
-                runtime=FZ_RES["train"]["runtime"],
+                **stage_resources("frozen_features", "train"),
             params:
                 split=general_quality_block()["split"],
                 score_max=general_quality_block()["score_max"],

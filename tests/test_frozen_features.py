@@ -180,14 +180,14 @@ def test_schema_defaults_and_default_config():
     from snakemake.utils import validate
 
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-    block = config["training"]["freeze"]
-    validate(block, str(REPO / "workflow/schemas/freeze.schema.yaml"))
+    block = config["training"]["frozen_features"]
+    validate(block, str(REPO / "workflow/schemas/frozen_features.schema.yaml"))
     run = next(iter(stage_runs(block).values()))
     assert run["loss"] == "logvar" and run["bottlenecks"] is None and run["splits"]["dev"] == "dev"
     assert run["data"] in config["datasets"]
     study = yaml.safe_load((REPO / "config/freeze-study.yaml").read_text(encoding="utf-8"))
-    validate(study["training"]["freeze"], str(REPO / "workflow/schemas/freeze.schema.yaml"))
-    assert study["training"]["freeze"]["lms"]["gpt2-medium"]["pooling"] == "last"
+    validate(study["training"]["frozen_features"], str(REPO / "workflow/schemas/frozen_features.schema.yaml"))
+    assert study["training"]["frozen_features"]["lms"]["gpt2-medium"]["pooling"] == "last"
 
 
 def freeze_workflow(work: Path, freeze_update: dict | None = None, name: str = "config.yaml") -> dict:
@@ -204,9 +204,9 @@ def freeze_workflow(work: Path, freeze_update: dict | None = None, name: str = "
     if not (work / "Snakefile").exists():
         copy_workflow(work)
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-    block = deep_merge(config["training"]["freeze"], freeze_update or {})
-    validate(block, str(work / "workflow/schemas/freeze.schema.yaml"))
-    config["training"] = {"freeze": block}
+    block = deep_merge(config["training"]["frozen_features"], freeze_update or {})
+    validate(block, str(work / "workflow/schemas/frozen_features.schema.yaml"))
+    config["training"] = {"frozen_features": block}
     write_config(work, config, name)
     return config
 
@@ -217,7 +217,7 @@ def test_dry_run_plans_one_cache_per_lm_and_set(tmp_path):
 
     work = tmp_path / "wf"
     config = freeze_workflow(work)
-    runs = config["training"]["freeze"]["runs"]
+    runs = config["training"]["frozen_features"]["runs"]
     first = next(iter(runs))
     freeze_workflow(work, {"runs": {"second-run": {**runs[first], "loss": "mse", "seed": 1}}})
     jobs = planned_jobs(work)
@@ -307,7 +307,7 @@ def test_killed_latents_job_resumes_to_the_same_cache(tmp_path):
     snakemake(work, "--cores", "2", target)
     reference = (work / "results/latents/tiny/many/layers.npy").read_bytes()
 
-    proc = start_snakemake(work, "--forcerun", "freeze_latents", target)
+    proc = start_snakemake(work, target, "--forcerun", "freeze_latents")  # --forcerun takes every name after it
     progress = work / "results/checkpoints/freeze/latents/tiny/many/progress.json"
     kill_when(proc, progress.exists)
     assert not (work / target).exists()
@@ -336,7 +336,7 @@ def test_killed_training_job_resumes_to_the_same_metrics(tmp_path):
     checkpoints = work / "results/checkpoints/freeze/tiny-run"
     assert not (checkpoints / "run").exists() and not (checkpoints / "autoencoders").exists()
 
-    proc = start_snakemake(work, "--forcerun", "freeze_train", target)
+    proc = start_snakemake(work, target, "--forcerun", "freeze_train")
     kill_when(proc, (checkpoints / "run/last.pt").exists)
     assert not (work / target).exists()
     snakemake(work, "--unlock")
