@@ -167,6 +167,7 @@ def test_every_row_of_the_stsb_suite(tmp_path):
     generated, _ = build_suite("stsb", SHARED_STSB, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "s.tsv")
     assert generated.n_anchors >= 1000
     seen = _check_every_row(tmp_path / "s.tsv")
+    assert seen["positive_control"] == generated.n_anchors  # exactly one per anchor
     assert seen["negation"] >= 0.6 * generated.n_anchors
     assert seen["hedging"] >= 0.6 * generated.n_anchors
 

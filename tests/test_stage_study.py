@@ -47,7 +47,7 @@ def test_enabled_must_be_a_boolean_and_is_located(tmp_path):
     path.write_text("training:\n  frozen_features:\n    enabled: no-thanks\n", encoding="utf-8")
     config = default_config()
     config["training"]["frozen_features"]["enabled"] = "no-thanks"
-    with pytest.raises(ConfigError, match=r"off\.yaml:3.*training\.freeze\.enabled"):
+    with pytest.raises(ConfigError, match=r"off\.yaml:3.*training\.frozen_features\.enabled"):
         validate_config(config, SCHEMAS, [str(REPO / "config.yaml"), str(path)])
 
 
@@ -118,8 +118,10 @@ def test_default_run_scores_every_trained_model(workflow_copy):
     assert scored["results/scores/compositional/minilm-graded.parquet"] == "freeze_score_suite"
     assert scored["results/general_quality/minilm-graded.parquet"] == "freeze_score_general_quality"
     # The suite (in the `project` set) and the general-quality split (in the run's STS data) are
-    # in the stage's caches already: no second pass of the lm over them.
-    assert not [out for rule, out in jobs if rule in ("freeze_suite_latents", "freeze_general_quality_latents")]
+    # in the stage's caches already: no second pass of the lm over them. Only the generated suite,
+    # made by a job, gets its own cache.
+    assert [out for rule, out in jobs if rule in ("freeze_suite_latents", "freeze_general_quality_latents")] == [
+        "results/latents/minilm/study/suites/generated-smoke/done.json"]
 
 
 def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_copy):
@@ -140,7 +142,7 @@ def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_c
     assert "train_cross_encoder" not in rules and "cross_encoder_report" not in rules
     assert sorted(out for rule, out in jobs if rule == "celi_train") == [
         "results/models/celi/minilm-celi-32", "results/models/celi/minilm-cls"]
-    shards = sorted(out for out in outputs if out.startswith("results/scores/"))
+    shards = sorted(out for out in outputs if out.startswith("results/scores/compositional/"))
     assert shards == [f"results/scores/compositional/{m}.parquet"
                       for m in ("all-MiniLM-L6-v2", "minilm-celi-32", "minilm-graded")]
     # Another graded dataset: its split gets its own cache of the lm.
@@ -151,7 +153,7 @@ def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_c
     alone = planned_jobs(workflow_copy, "--configfile", "alone.yaml")
     assert sorted({rule for rule, _ in alone if rule.startswith(("train", "freeze", "celi"))}) == []
     assert sorted(out for rule, out in alone if rule == "score_suite") == [
-        "results/scores/compositional/all-MiniLM-L6-v2.parquet"]
+        f"results/scores/{suite}/all-MiniLM-L6-v2.parquet" for suite in ("compositional", "generated-smoke")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,7 +175,8 @@ def freeze_study_run(tmp_path_factory):
     # A second suite, as a job or a user would add one: any path, any suffix.
     lines = (REPO / "resources/suites/compositional.tsv").read_text(encoding="utf-8").splitlines()
     (work / "extra").mkdir()
-    (work / "extra/mini.suite").write_text("\n".join(lines[:1] + lines[1:61] + lines[-60:]) + "\n", encoding="utf-8")
+    positives = [line for line in lines if "\tpositive_control\t" in line][:30]
+    (work / "extra/mini.suite").write_text("\n".join(lines[:1] + lines[1:61] + positives) + "\n", encoding="utf-8")
     config["suites"]["mini"] = "extra/mini.suite"
     from conftest import write_config
 

@@ -12,6 +12,7 @@ from pairbench.core.input_check import check_inputs
 from pairbench.core.errors import PairbenchError
 from pairbench.core.sources import check_offline_sources, parse_source
 from pairbench.stages import STAGES, job_resources, trained_models
+from pairbench.study.aggregate import ANCHORED_TABLES as STUDY_ANCHORED_TABLES
 from pairbench.study.aggregate import TABLES as STUDY_TABLES
 from pairbench.study.kinds import check_model_settings
 
@@ -84,7 +85,7 @@ ANCHORED_SUITES = [
     for s, p in config["suites"].items()
     if s in GENERATED_SUITES or has_anchor_column(p)
 ]
-ANCHORED_TABLES = ["anchored", "anchored_comparison"]
+ANCHORED_TABLES = [t.name for t in STUDY_ANCHORED_TABLES]
 
 
 def anchored_targets():
@@ -143,11 +144,23 @@ def gpus(n):
 
 def stage_threads(stage, job):
     """`threads` of the rules running one job type of a stage (pairbench.stages.job_resources)."""
+    if stage == "generated_suites":
+        return lambda wildcards: generated_resources(wildcards)["threads"]
     return job_resources(config, stage, job)["threads"]
+
+
+def generated_resources(wildcards):
+    """Each generated suite has its own `resources` block: the job's {name} picks it."""
+    return GENERATED_SUITES[wildcards.name]["resources"]
 
 
 def stage_resources(stage, job):
     """`resources:` (gpu, mem_mb, runtime) of the rules running one job type of a stage."""
+    if stage == "generated_suites":
+        return {
+            "mem_mb": lambda wildcards: generated_resources(wildcards)["mem_mb"],
+            "runtime": lambda wildcards: generated_resources(wildcards)["runtime"],
+        }
     block = job_resources(config, stage, job)
     return {
         "gpu": gpus(block["gpu"]),

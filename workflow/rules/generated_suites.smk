@@ -43,10 +43,9 @@ rule generate_suite:
         name=alternatives(GENERATED_SUITES),
     conda:
         "../../envs/pairbench.yaml"
-    threads: lambda w: GENERATED_SUITES[w.name]["resources"]["threads"]
+    threads: stage_threads("generated_suites", "generate")
     resources:
-        mem_mb=lambda w: GENERATED_SUITES[w.name]["resources"]["mem_mb"],
-        runtime=lambda w: GENERATED_SUITES[w.name]["resources"]["runtime"],
+        **stage_resources("generated_suites", "generate"),
     params:
         settings=generated_block,
     script:

@@ -1,9 +1,9 @@
-"""Rule anchored_tables -> pairbench.study.anchored.write_anchored_tables, then the report pages."""
+"""Rule anchored_tables -> pairbench.study.aggregate.write_anchored_tables, then the report pages."""
 
 from pathlib import Path
 
 from pairbench.core.runtime import script_logging
-from pairbench.study.anchored import write_anchored_tables
+from pairbench.study.aggregate import write_anchored_tables
 from pairbench.study.report_tables import write_table_pages
 
 with script_logging(snakemake.log[0]):

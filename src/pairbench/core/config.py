@@ -219,7 +219,8 @@ def config_problems(config: dict, schema_dir, config_files=()) -> list[str]:
     training = config.get("training") if isinstance(config, dict) else None
     for stage, block in (training if isinstance(training, dict) else {}).items():
         schema = schema_dir / f"{stage}.schema.yaml"
-        if schema.exists() and isinstance(block, dict):
+        # A switched-off stage (`enabled: false`) is dropped before its own schema applies.
+        if schema.exists() and isinstance(block, dict) and block.get("enabled", True) is not False:
             blocks.append((("training", stage), block, schema))
     for prefix, block, schema in blocks:
         for error in _schema_validator(schema).iter_errors(block):
@@ -342,9 +343,10 @@ def settings_from_block(cls, block: dict, where: str, *, strict: bool = True):
 
     Defaults live in the schemas only, so a missing field means the block did not come through
     the workflow's validation; ``strict`` also refuses keys the dataclass does not know.
+    ``join_study`` says whether a run joins the study, not how it trains: it is never a setting.
     """
     names = [field.name for field in dataclasses.fields(cls)]
-    unknown = sorted(set(block) - set(names))
+    unknown = sorted(set(block) - set(names) - {"join_study"})
     if strict and unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
     missing = [name for name in names if name not in block]

@@ -53,7 +53,6 @@ def script_logging(log_path: str | os.PathLike | None) -> Iterator[logging.Logge
             yield log
     except PairbenchError as err:
         log.error("%s%s", INPUT_ERROR_MARK, err)
-        print(f"pairbench error: {err}", file=sys.__stderr__)
         exit_status = 1
     except KeyboardInterrupt:
         log.warning(INTERRUPTED_MARK + "the job stopped before it finished; rerunning the same command continues it")

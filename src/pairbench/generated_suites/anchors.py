@@ -66,13 +66,17 @@ def read_pairs(folder: str | os.PathLike, splits, *, min_score=None, score_max=N
 
 
 def select_anchors(pairs, *, max_anchors=None, seed=0) -> list[tuple[str, str]]:
-    """Distinct anchors (first pair of each sentence1; A != P), then a seeded sample in file order."""
+    """Distinct anchors (first pair of each sentence1; A != P; a pair already kept in the other
+    order is skipped, so every anchor has its own positive control), then a seeded sample."""
     seen: set[str] = set()
+    pairs_kept: set[tuple[str, str]] = set()
     kept = []
     for a, p in pairs:
-        if a in seen or a.lower() == p.lower():
+        key = tuple(sorted((a, p)))
+        if a in seen or a.lower() == p.lower() or key in pairs_kept:
             continue
         seen.add(a)
+        pairs_kept.add(key)
         kept.append((a, p))
     if max_anchors is not None and len(kept) > max_anchors:
         chosen = np.sort(np.random.default_rng(seed).choice(len(kept), size=max_anchors, replace=False))

@@ -75,12 +75,14 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings) -> Generated:
     ctx = Context(entity_inventory(docs), np.random.default_rng(settings.seed))
     out = Generated(n_anchors=len(anchors))
     seen: set[tuple[str, str]] = set()
+    # Every anchor's positive control is reserved: no other pair may take its place.
+    positives = {tuple(sorted(pair)) for pair in anchors}
     n = len(anchors)
     shift = int(np.random.default_rng(settings.seed + 1).integers(1, n)) if n > 1 else 0
 
     def add(anchor_id, category, s1, s2, rule):
         key = tuple(sorted((s1, s2)))
-        if s1 == s2 or key in seen:
+        if s1 == s2 or key in seen or (category != "positive_control" and key in positives):
             out.refuse(category, "duplicate of another pair")
             return
         seen.add(key)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pairbench.study import comparisons, cost, tables
+from pairbench.study import anchored, comparisons, cost, tables
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,13 @@ class SuiteInputs:
     scores: pl.DataFrame
     thresholds: tuple[float, ...]
     shard_paths: tuple[str, ...] = ()
+
+    suite_path: str = ""
+
+    @functools.cached_property
+    def anchor_wins(self) -> pl.DataFrame:
+        """Per model, category and anchor: does (A, P) outscore (A, A')? (suites with anchors)"""
+        return anchored.suite_anchor_wins(self.suite_path, self.scores)
 
     @functools.cached_property
     def sentences(self) -> pl.DataFrame | None:
@@ -96,8 +103,24 @@ TABLES: tuple[StudyTable, ...] = (
         "seconds). The timings belong to the machine and load of the run that scored the suite.",
     ),
 )
+# Tables of the suites with `anchor` groups (generated suites, or a suite file with the column),
+# written by their own rule, which also reads the suite file for the anchors.
+ANCHORED_TABLES: tuple[StudyTable, ...] = (
+    StudyTable(
+        "anchored",
+        lambda s: anchored.anchored(s.anchor_wins),
+        "Share of anchors whose (A, P) score exceeds their (A, A') score (ties count half); "
+        "95% percentile bootstrap over anchors.",
+    ),
+    StudyTable(
+        "anchored_comparison",
+        lambda s: anchored.anchored_comparison(s.anchor_wins),
+        "Exact McNemar test on discordant anchors; p_holm: Holm over every row of the suite.",
+    ),
+)
 TABLE_NAMES = [table.name for table in TABLES]
-NOTES = {table.name: table.note for table in TABLES}
+ANCHORED_TABLE_NAMES = [table.name for table in ANCHORED_TABLES]
+NOTES = {table.name: table.note for table in (*TABLES, *ANCHORED_TABLES)}
 
 
 def suite_tables(scores: pl.DataFrame, thresholds, shard_paths=()) -> dict[str, pl.DataFrame]:
@@ -111,6 +134,17 @@ def write_suite_tables(shard_paths, out_dir: str | os.PathLike, thresholds) -> d
     shard_paths = list(shard_paths)
     scores = tables.load_scores(shard_paths, columns=tables.SCORE_COLUMNS)
     built = suite_tables(scores, thresholds, shard_paths)
+    for name, frame in built.items():
+        tables.write_study_table(frame, Path(out_dir), name)
+    return built
+
+
+def write_anchored_tables(suite_path, shard_paths, out_dir) -> dict[str, pl.DataFrame]:
+    """The anchored tables of one suite with anchor groups, as ``{name}.csv`` and ``{name}.md``."""
+    shard_paths = list(shard_paths)
+    scores = tables.load_scores(shard_paths, columns=tables.SCORE_COLUMNS)
+    inputs = SuiteInputs(scores, (), tuple(str(p) for p in shard_paths), str(suite_path))
+    built = {table.name: table.build(inputs) for table in ANCHORED_TABLES}
     for name, frame in built.items():
         tables.write_study_table(frame, Path(out_dir), name)
     return built

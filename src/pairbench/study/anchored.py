@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 from scipy import stats as sstats
 
-from pairbench.core.io import write_table
 from pairbench.study import stats
 from pairbench.study.suite import POSITIVE_CONTROL, load_suite
-from pairbench.study.tables import category_order, load_scores
+from pairbench.study.tables import category_order
 
 ANCHORED_COLUMNS = ("model", "kind", "category", "n_anchors", "accuracy", "accuracy_low", "accuracy_high")
 COMPARISON_COLUMNS = ("category", "model_a", "model_b", "accuracy_a", "accuracy_b", "difference", "p_value", "p_holm")
@@ -77,19 +75,9 @@ def anchored_comparison(wins: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-def write_anchored_tables(suite_path, shard_paths, out_dir) -> tuple[pl.DataFrame, pl.DataFrame]:
+def suite_anchor_wins(suite_path, scores: pl.DataFrame) -> pl.DataFrame:
+    """:func:`anchor_wins` of a suite file's anchor groups (no anchor column: no rows)."""
     suite = load_suite(suite_path)
     if "anchor" not in suite.columns:
         suite = suite.with_columns(pl.lit("").alias("anchor"))
-    wins = anchor_wins(load_scores(shard_paths), suite)
-    out_dir = Path(out_dir)
-    table = write_table(
-        anchored(wins), out_dir / "anchored.csv", out_dir / "anchored.md", title="Anchored accuracy",
-        note="Share of anchors whose (A, P) score exceeds their (A, A') score (ties count half); 95% percentile bootstrap over anchors.",
-    )
-    comparison = write_table(
-        anchored_comparison(wins), out_dir / "anchored_comparison.csv", out_dir / "anchored_comparison.md",
-        title="Anchored accuracy, model against model",
-        note="Exact McNemar test on discordant anchors; p_holm: Holm over every row of the suite.",
-    )
-    return table, comparison
+    return anchor_wins(scores, suite)

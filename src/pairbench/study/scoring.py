@@ -28,7 +28,6 @@ import hashlib
 import logging
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
