@@ -470,9 +470,10 @@ def test_both_orders_evaluator_scores_like_the_study(tiny):
     _, study, _ = score_cross(model, s1, s2, ScoringSettings(kind="cross", both_orders=True))
     metrics = correlation_evaluator(s1, s2, y, name="dev", batch_size=8, both_orders=True)(model)
     expected = correlations(np.asarray(study), y)
-    assert metrics["dev_pearson"] == pytest.approx(expected["pearson"], abs=1e-9)
-    assert metrics["dev_spearman"] == pytest.approx(expected["spearman"], abs=1e-9)
-    assert correlations_both_orders(model, s1, s2, y)["pearson"] == pytest.approx(expected["pearson"], abs=1e-9)
+    # The study streams pairs in chunks: batches of other neighbours move float32 logits by ~1e-7.
+    assert metrics["dev_pearson"] == pytest.approx(expected["pearson"], abs=1e-5)
+    assert metrics["dev_spearman"] == pytest.approx(expected["spearman"], abs=1e-5)
+    assert correlations_both_orders(model, s1, s2, y)["pearson"] == pytest.approx(expected["pearson"], abs=1e-5)
 
 
 # --- a real Snakemake job, killed and resumed ----------------------------------------------------

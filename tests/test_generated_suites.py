@@ -262,3 +262,12 @@ def test_generated_suite_with_unknown_dataset_stops_in_one_line(workdir):
     proc = snakemake(workdir, "-n", "--cores", "1", "--configfile", str(extra), check=False)
     assert proc.returncode != 0
     assert "generated_suites.g.data: 'nope' is not a key of `datasets`" in proc.stdout + proc.stderr
+
+
+def test_near_miss_numbers_keep_their_form_and_agreement():
+    from pairbench.generated_suites.rules_structure import same_number_form
+
+    assert not same_number_form("Two", "1")  # "1 dogs play": agreement and form both broken
+    assert not same_number_form("two", "one")  # "one dogs play"
+    assert not same_number_form("2", "two")  # digits against words
+    assert same_number_form("Two", "three") and same_number_form("20", "13") and same_number_form("1", "one") is False

@@ -64,4 +64,4 @@ def test_wheel_plans_the_default_run(installed, tmp_path):
     counts = dict(line.split() for line in proc.stdout.splitlines() if len(line.split()) == 2 and line.split()[1].isdigit())
     # two suites (compositional, generated-smoke) x six text-scored models (MiniLM, 2 CE, 3 CELI)
     assert counts["score_suite"] == "12" and counts["train_cross_encoder"] == "2" and counts["celi_train"] == "3"
-    assert counts["total"] == "34"
+    assert counts["total"] == "58"

@@ -101,6 +101,18 @@ def entity_inventory(docs) -> dict[str, list[str]]:
     return pool
 
 
+def same_number_form(old: str, new: str) -> bool:
+    """A number is replaced only by one written the same way (digits or words) and of the same
+    grammatical number ("one" or "1" against any other), so the sentence keeps its agreement."""
+    def has_digits(text):
+        return any(c.isdigit() for c in text)
+
+    def is_one(text):
+        return text.strip().lower() in ("1", "one")
+
+    return has_digits(old) == has_digits(new) and is_one(old) == is_one(new)
+
+
 def near_miss(doc, ctx) -> Made:
     """One named entity (or number) replaced by another of its type from the corpus."""
     ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES]
@@ -113,6 +125,7 @@ def near_miss(doc, ctx) -> Made:
         pool = [
             t for t in ctx.entities.get(ent.label_, [])
             if t.lower() != ent.text.lower() and t.lower() not in doc.text.lower()
+            and (ent.label_ not in _NUMERIC_TYPES or same_number_form(ent.text, t))
         ]
         if not pool:
             continue
