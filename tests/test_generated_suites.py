@@ -271,3 +271,13 @@ def test_near_miss_numbers_keep_their_form_and_agreement():
     assert not same_number_form("two", "one")  # "one dogs play"
     assert not same_number_form("2", "two")  # digits against words
     assert same_number_form("Two", "three") and same_number_form("20", "13") and same_number_form("1", "one") is False
+
+
+def test_the_parser_folder_is_checked_as_a_spacy_pipeline(tmp_path):
+    from pairbench.core.errors import SourceError
+    from pairbench.core.model_kind import check_model_folder
+
+    parser = locate_local(parse_source(DEFAULT_PARSER))
+    assert check_model_folder(parser, "spacy", key="parser") == "spacy"
+    with pytest.raises(SourceError, match="not a spaCy pipeline"):
+        check_model_folder(tmp_path, "spacy", key="parser")

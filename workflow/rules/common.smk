@@ -175,11 +175,13 @@ def alternatives(keys):
     return "|".join(re.escape(k) for k in keys) if keys else "(?!x)x"
 
 
-# Base models of training runs, given as source strings: folder name -> source.
+# Base models of training runs, given as source strings: folder name -> source; and what each
+# folder must hold (None: any transformers model; "spacy": a spaCy pipeline).
 BASE_MODELS = {}
+BASE_MODEL_CONTENT = {}
 
 
-def register_base_model(source):
+def register_base_model(source, content=None):
     """Declare a training base model by its source string; return its folder under resources/.
 
     The folder is materialised by the local rule fetch_base_model, like any configured model.
@@ -190,11 +192,16 @@ def register_base_model(source):
         stop(err)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", source)
     BASE_MODELS[slug] = source
+    BASE_MODEL_CONTENT[slug] = content
     return f"resources/models/base/{slug}"
 
 
 def base_model_source(wildcards):
     return BASE_MODELS[wildcards.base]
+
+
+def base_model_content(wildcards):
+    return BASE_MODEL_CONTENT[wildcards.base]
 
 
 def scoring_models():

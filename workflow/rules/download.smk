@@ -64,6 +64,7 @@ rule fetch_base_model:
         "../../envs/pairbench.yaml"
     params:
         source=base_model_source,
+        content=base_model_content,
     script:
         "../scripts/fetch_base_model.py"
 

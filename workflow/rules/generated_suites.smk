@@ -15,7 +15,7 @@ for _name, _block in GENERATED_SUITES.items():
         )
     except PairbenchError as err:
         stop(err)
-    GENERATED_PARSERS[_name] = register_base_model(_block["parser"])
+    GENERATED_PARSERS[_name] = register_base_model(_block["parser"], content="spacy")
 
 
 FINAL_TARGETS.append(generated_targets)

@@ -8,5 +8,6 @@ with script_logging(snakemake.log[0]):
         snakemake.wildcards.base,
         snakemake.params.source,
         snakemake.output[0],
+        snakemake.params.content,
         what=f"training base model {snakemake.params.source}",
     )

