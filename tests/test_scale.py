@@ -57,6 +57,17 @@ def test_streamed_shard_matches_one_pass_and_encodes_each_sentence_once(tmp_path
     assert pq.ParquetFile(tmp_path / "s.parquet").metadata.num_row_groups == 9  # ceil(300 / 37)
 
 
+def test_a_suite_with_anchor_and_rule_columns_is_scored_like_any_suite(tmp_path, tiny_models):
+    plain = load_suite(REPO / "resources/suites/compositional.tsv").head(40)
+    with_groups = plain.with_columns(pl.lit("a1").alias("anchor"), pl.lit("r").alias("rule"))
+    suite = tmp_path / "anchored.tsv"
+    with_groups.write_csv(suite, separator="\t", quote_style="never")
+    config = {"kind": "bi", "source": f"path:{tiny_models['bi']}", "batch_size": 8}
+    score_suite_to_shard(suite, tiny_models["bi"], "tiny", config, tmp_path / "s.parquet", threads=1, chunk_pairs=16)
+    shard = pl.read_parquet(tmp_path / "s.parquet")
+    assert shard.select("pair_id", "category", "sentence1", "sentence2").equals(plain)
+
+
 def test_parts_gather_into_the_one_job_shard(tmp_path, tiny_models):
     config = {"kind": "cross", "source": f"path:{tiny_models['cross']}", "batch_size": 8}
     whole = score_suite_to_shard(SUITE, tiny_models["cross"], "tc", config, tmp_path / "whole.parquet", threads=1)

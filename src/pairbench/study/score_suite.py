@@ -44,13 +44,16 @@ STREAMED_KINDS = ("bi", "cross")
 
 
 def suite_rows(path: str | Path) -> Iterator[tuple[str, str, str, str]]:
-    """The pairs of a suite file, in file order, read line by line (as :func:`load_suite` reads them)."""
+    """The pairs of a suite file, in file order, read line by line (as :func:`load_suite` reads them).
+
+    Only the four shard columns: the optional ``anchor`` and ``rule`` columns stay in the suite file.
+    """
     with open(path, encoding="utf-8", newline="") as handle:
         lines = (line.rstrip("\r\n") for line in handle)
         for lineno, fields in enumerate(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)):
             if lineno == 0 or not fields or all(not f.strip() for f in fields):
                 continue
-            yield tuple(f.strip() for f in fields)  # type: ignore[misc]
+            yield tuple(f.strip() for f in fields[: len(HEADER)])  # type: ignore[misc]
 
 
 def suite_pair_count(path: str | Path) -> int:
