@@ -266,7 +266,7 @@ def test_every_cluster_job_went_through_sbatch_with_its_gpu_request(runs, slurm_
         assert re.search(r"Comment=rule_\w+", shown), shown
 
 
-TIMING_COLUMN = re.compile(r"(^|_)(s_per_epoch|per_s|seconds|wall_s|runtime)$")
+TIMING_COLUMN = re.compile(r"(^|_)(s_per_epoch|per_s|per_second|seconds|wall_s|runtime)$")
 
 
 def test_results_equal_a_local_run(runs):
