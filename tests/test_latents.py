@@ -162,6 +162,8 @@ def test_killed_extraction_resumes(tmp_path, tiny_encoder, monkeypatch):
     monkeypatch.setattr(latents, "iter_pooled", original)
     meta = extract_latents(tiny_encoder, SENTENCES, tmp_path / "out", lm=lm, work_dir=work)
     assert meta["resumed_at_row"] == 4
+    # Its cost covers the rows this job encoded; the study prorates it per sentence.
+    assert meta["forward_sentences"] == len(SENTENCES) - 4 and meta["forward_seconds"] > 0
     assert not work.exists()
     assert np.array_equal(LatentCache(tmp_path / "out").vectors(SENTENCES), LatentCache(tmp_path / "ref").vectors(SENTENCES))
 

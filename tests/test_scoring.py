@@ -152,3 +152,27 @@ def test_killed_write_leaves_no_shard(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         write_shard(frame, tmp_path / "m.parquet", meta)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["bi", "cross"])
+def test_batches_side_by_side_on_cpu_threads_give_the_one_thread_result(tiny_models, kind):
+    """With N torch threads, N batches run at once on one thread each: the same numbers, bit for bit."""
+    from pairbench.study.scoring import cross_logits, encode_sentences
+
+    suite = load_suite(SUITE)
+    s1, s2 = suite["sentence1"].to_list()[:40], suite["sentence2"].to_list()[:40]
+    settings = ScoringSettings(kind=kind, batch_size=4)
+    model = (load_bi_encoder if kind == "bi" else load_cross_encoder)(tiny_models[kind], settings, "cpu")
+    run = (lambda: encode_sentences(model, s1 + s2, batch_size=4)) if kind == "bi" else (
+        lambda: cross_logits(model, s1, s2, batch_size=4))
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        alone = run()
+        torch.set_num_threads(3)
+        side_by_side = run()
+        assert torch.get_num_threads() == 3  # the job's thread count is given back
+    finally:
+        torch.set_num_threads(threads)
+    assert alone.shape == (80, alone.shape[1]) if kind == "bi" else alone.shape == (40, 1)
+    np.testing.assert_array_equal(side_by_side, alone)

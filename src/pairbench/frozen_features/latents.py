@@ -11,7 +11,11 @@ Cache folder ``results/latents/{lm}/{set}/``:
                         file opened as a memory map (``np.load(..., mmap_mode="r")``);
 - ``sentences.parquet`` the sentence index: ``row`` (into axis 1 of ``layers.npy``), ``sentence``,
                         ``n_tokens`` (after truncation), ``order`` (first appearance in the set);
-- ``meta.json``         model, pooling, dtype, shapes, timings, library versions;
+- ``meta.json``         model, pooling, dtype, shapes, timings, library versions; the cost of the
+                        job: ``device``, ``compute_dtype``, ``batch_size``, ``threads``,
+                        ``loading_seconds`` (model and tokenizer), ``forward_seconds`` (the batched
+                        forward passes, loading excluded) over ``forward_sentences`` sentences (all
+                        of them, or those after ``resumed_at_row`` when the job resumed);
 - ``done.json``         the marker Snakemake declares as output, written last.
 
 Rows are stored in processing order (longest sentence first: batches of similar length waste
@@ -192,6 +196,7 @@ class Extraction:
     fingerprint: str
     shape: tuple[int, int, int]
     work: Path
+    loading_seconds: float = 0.0
 
 
 def prepare_extraction(model_dir, sentences: Sequence[str], lm: dict, work: Path) -> Extraction:
@@ -201,10 +206,12 @@ def prepare_extraction(model_dir, sentences: Sequence[str], lm: dict, work: Path
     cache_dtype = lm["cache_dtype"]
     if cache_dtype not in CACHE_DTYPES:
         raise ConfigError(f"cache_dtype must be one of {sorted(CACHE_DTYPES)}, got {cache_dtype!r}")
+    began = time.perf_counter()
     model, tokenizer, device = load_frozen_lm(
         model_dir, dtype=lm["dtype"], device=lm["device"], padding_side=lm.get("padding_side"),
         trust_remote_code=bool(lm.get("trust_remote_code")),
     )
+    loading_seconds = time.perf_counter() - began
     pooling = resolve_pooling(lm["pooling"], model.config)
     max_length = lm.get("max_length")
     lengths = token_lengths(tokenizer, sentences, max_length)
@@ -219,7 +226,7 @@ def prepare_extraction(model_dir, sentences: Sequence[str], lm: dict, work: Path
     shape = (n_layers, len(sentences), int(model.config.hidden_size))
     # The historical cache fingerprint: settings then every sentence, 20 hex digits.
     key = fingerprint(settings, texts=sentences, length=20)
-    return Extraction(model, tokenizer, device, sentences, lengths, order, settings, key, shape, work)
+    return Extraction(model, tokenizer, device, sentences, lengths, order, settings, key, shape, work, loading_seconds)
 
 
 def open_work_layers(job: Extraction) -> tuple[np.ndarray, int]:
@@ -283,6 +290,20 @@ def finish_cache(job: Extraction, out_dir: Path, meta: dict) -> None:
     atomic_write_json(out_dir / DONE_FILE, {"fingerprint": job.fingerprint, "n_sentences": len(job.sentences)}, sort_keys=True)
 
 
+def job_cost(job: Extraction, start: int, forward_seconds: float) -> dict:
+    """What the forward passes cost: the keys a study shard scored from this cache reads."""
+    import torch
+
+    return {
+        "device": job.device,
+        "compute_dtype": str(job.model.dtype).removeprefix("torch."),
+        "threads": torch.get_num_threads(),
+        "loading_seconds": round(job.loading_seconds, 6),
+        "forward_seconds": round(forward_seconds, 6),
+        "forward_sentences": len(job.sentences) - start,
+    }
+
+
 def extract_latents(model_dir: str | os.PathLike, sentences: Sequence[str], out_dir: str | os.PathLike, *,
                     lm: dict, work_dir: str | os.PathLike | None = None, names: dict | None = None,
                     flush_every_s: float = FLUSH_EVERY_S) -> dict:
@@ -315,6 +336,7 @@ def extract_latents(model_dir: str | os.PathLike, sentences: Sequence[str], out_
         "fingerprint": job.fingerprint, "resumed_at_row": start,
         "seconds": round(time.perf_counter() - t0, 3),
         "sentences_per_second": round((len(sentences) - start) / max(elapsed_model, 1e-9), 2),
+        **job_cost(job, start, elapsed_model),
         "versions": library_versions(),
     }
     finish_cache(job, out_dir, meta)

@@ -12,6 +12,17 @@ study's sentences join the stage's latent cache, like the STS sentences do:
   those caches, written as the ordinary shard ``results/scores/{suite}/{run}.parquet`` (same
   schema and metadata as ``score_suite``) and ``results/general_quality/{run}.parquet``.
 
+What scoring a pair costs with such a model is the frozen lm's forward pass over both sentences
+plus the small model, and the lm pass happens in the cache job. So a suite's shard records the
+cost keys of both (:func:`freeze_cost`): ``device``, ``dtype``, ``batch_size`` and ``threads`` of
+the lm pass (from the cache's ``meta.json``); ``scoring_seconds`` = the lm's forward seconds for
+the suite's distinct sentences (the cache job's own time when it encoded exactly those; prorated
+per sentence when the cache holds a larger set or the job resumed, said in
+``scoring_seconds_note``) + the seconds spent applying the model; ``loading_seconds`` = lm loading
++ model loading; and each part on its own (``lm_seconds``, ``model_seconds``,
+``lm_loading_seconds``, ``model_loading_seconds``, ``model_device``). A cache written without
+timings gives a shard without cost keys (its ``cost`` row has empty cells) and a note saying so.
+
 The model is siamese: each sentence is encoded on its own (per-layer encoders on its cached
 vectors) and the two meet only through per-layer cosines, fed to an MLP and a sigmoid. ``raw`` is
 the MLP's logit and ``score`` its sigmoid (what ``freeze_train`` predicts). In the study's
@@ -23,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -97,12 +109,18 @@ def load_sts_model(model_path):
 
 @torch.inference_mode()
 def score_from_cache(model_path, cache_dir, s1: list[str], s2: list[str], device: str = "cpu",
-                     batch_size: int = 1024) -> tuple[np.ndarray, np.ndarray, str]:
-    """(raw, score, normalisation) of the pairs (s1[i], s2[i]): the MLP's logit and its sigmoid."""
+                     batch_size: int = 1024, timings: dict | None = None) -> tuple[np.ndarray, np.ndarray, str]:
+    """(raw, score, normalisation) of the pairs (s1[i], s2[i]): the MLP's logit and its sigmoid.
+
+    ``timings``, when given, receives ``loading_seconds`` (the model), ``seconds`` (applying it,
+    latents read included) and ``cache_meta`` (the cache's ``meta.json``).
+    """
     from pairbench.frozen_features.latents import LatentCache
 
+    began = time.perf_counter()
     model, layers = load_sts_model(model_path)
     model.to(device)
+    loaded = time.perf_counter()
     cache = LatentCache(cache_dir)
     if max(layers) >= cache.n_layers:
         raise PairbenchError(f"{cache_dir}: {cache.n_layers} hidden states, but {model_path} reads layers {layers}; "
@@ -115,6 +133,8 @@ def score_from_cache(model_path, cache_dir, s1: list[str], s2: list[str], device
         b = X[:, rows2[first : first + batch_size]].to(device=device, dtype=torch.float32)
         raw.append(model.mlp(model.cosines(a, b)).squeeze(-1).cpu().numpy().astype(np.float64))
     raw = np.concatenate(raw) if raw else np.zeros(0)
+    if timings is not None:
+        timings.update(loading_seconds=loaded - began, seconds=time.perf_counter() - loaded, cache_meta=cache.meta)
     return raw, 1.0 / (1.0 + np.exp(-raw)), "sigmoid"
 
 
@@ -123,9 +143,39 @@ def model_revision(model_path) -> str:
     return hashlib.sha256(Path(model_path).read_bytes()).hexdigest()[:16]
 
 
+def freeze_cost(timings: dict, *, pairs: int, sentences: int, device: str, cache_dir) -> dict:
+    """The cost keys of a suite's shard: the lm pass over its ``sentences`` (from the cache) + the model.
+
+    The lm's forward seconds are its cache job's seconds per sentence times ``sentences``: exactly
+    the job's time when it encoded just those sentences, prorated otherwise (a cache of a larger
+    set, or a resumed job), which ``scoring_seconds_note`` says. A cache without timings (written
+    before caches recorded them): no cost keys, only the note.
+    """
+    meta = timings["cache_meta"]
+    lm_seconds, encoded = meta.get("forward_seconds"), meta.get("forward_sentences")
+    if lm_seconds is None or not encoded:
+        return {"scoring_seconds_note": f"the latent cache {cache_dir} records no timings of its lm pass; "
+                                        "rebuild the cache to record this model's cost"}
+    lm_share = float(lm_seconds) * sentences / int(encoded)
+    cost = {
+        "device": meta["device"], "dtype": meta["compute_dtype"], "batch_size": meta["batch_size"],
+        "threads": meta["threads"], "pairs": pairs, "sentences_encoded": sentences,
+        "scoring_seconds": f"{lm_share + timings['seconds']:.6f}",
+        "loading_seconds": f"{float(meta['loading_seconds']) + timings['loading_seconds']:.6f}",
+        "lm_seconds": f"{lm_share:.6f}", "model_seconds": f"{timings['seconds']:.6f}",
+        "lm_loading_seconds": f"{float(meta['loading_seconds']):.6f}",
+        "model_loading_seconds": f"{timings['loading_seconds']:.6f}", "model_device": device,
+    }
+    if sentences != int(encoded):
+        cost["scoring_seconds_note"] = (
+            f"lm seconds prorated per sentence: {sentences} distinct sentences of the suite, of the {encoded} "
+            f"that the cache job ({cache_dir}) encoded in {float(lm_seconds):.3f} s")
+    return cost
+
+
 def score_suite_from_cache(*, suite_path, suite_name: str, model_path, cache_dir, run: str, out_path,
                            threads: int | None = None, device: str = "auto") -> pl.DataFrame:
-    """Rule ``freeze_score_suite``: the run's shard of a suite, as ``score_suite`` writes it."""
+    """Rule ``freeze_score_suite``: the run's shard of a suite, as ``score_suite`` writes it (cost keys included)."""
     from pairbench.core import runtime
     from pairbench.study.shards import write_shard
     from pairbench.study.suite import load_suite, suite_sha256
@@ -133,9 +183,12 @@ def score_suite_from_cache(*, suite_path, suite_name: str, model_path, cache_dir
     runtime.configure_threads(threads)
     device = runtime.select_device(device)
     suite = load_suite(suite_path)
-    raw, score, how = score_from_cache(model_path, cache_dir, suite["sentence1"].to_list(),
-                                       suite["sentence2"].to_list(), device)
+    s1, s2 = suite["sentence1"].to_list(), suite["sentence2"].to_list()
+    timings: dict = {}
+    raw, score, how = score_from_cache(model_path, cache_dir, s1, s2, device, timings=timings)
     frame = suite.with_columns(pl.Series("raw", raw), pl.Series("score", score))
+    cost = freeze_cost(timings, pairs=frame.height, sentences=len(distinct(s1 + s2)), device=device,
+                       cache_dir=cache_dir)
     write_shard(frame, out_path, {
         "model": run,
         "source": f"path:{Path(model_path).parent}",
@@ -146,8 +199,10 @@ def score_suite_from_cache(*, suite_path, suite_name: str, model_path, cache_dir
         "suite_sha256": suite_sha256(suite_path),
         "dtype": "float32",
         "library_versions": runtime.library_versions(),
+        **cost,
     })
-    log.info("scored %d pairs of %s with %s from the latent cache %s", frame.height, suite_name, run, cache_dir)
+    log.info("scored %d pairs of %s with %s from the latent cache %s (%s)", frame.height, suite_name, run,
+             cache_dir, f"{cost['scoring_seconds']} s" if "scoring_seconds" in cost else cost["scoring_seconds_note"])
     return frame
 
 

@@ -100,7 +100,8 @@ TABLES: tuple[StudyTable, ...] = (
         "cost",
         lambda s: cost.cost(s.shard_paths),
         "Scoring cost per model in this run (model loading excluded; pairs_per_second = n_pairs / "
-        "seconds). The timings belong to the machine and load of the run that scored the suite.",
+        "seconds; a freeze model's seconds include its frozen lm's pass over the suite's sentences). "
+        "The timings belong to the machine and load of the run that scored the suite.",
     ),
 )
 # Tables of the suites with `anchor` groups (generated suites, or a suite file with the column),

@@ -1,8 +1,12 @@
 """Scoring sentence pairs with bi-encoders (cosine) and cross-encoders (raw output + normalised score).
 
-Speed comes from two choices that sentence-transformers' own ``encode``/``predict`` do not make:
-batches are sorted by *token* length (not characters), so padding waste is smallest, and each
-distinct sentence of a suite is encoded once. Everything runs under ``torch.inference_mode``.
+Speed comes from three choices that sentence-transformers' own ``encode``/``predict`` do not make:
+batches are sorted by *token* length (not characters), so padding waste is smallest; on a CPU
+with N threads, N batches run side by side on one thread each (see :func:`_forward_batches`);
+and each distinct sentence of a suite is encoded once. Everything runs under
+``torch.inference_mode``. ``bench/bench_scoring.py`` measures the result against
+sentence-transformers (``docs/results.md``, which also records what was tried and not kept:
+``torch.compile`` and batches grown to a token budget, neither faster on CPU).
 
 Memory does not grow with the suite: the scoring job reads it in chunks of pairs
 (``scoring.chunk_pairs``) and a bi-encoder keeps each distinct sentence's embedding in an
@@ -28,6 +32,9 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -94,7 +101,57 @@ def load_cross_encoder(model_dir: str | Path, settings: ScoringSettings, device:
     return model
 
 
-@torch.inference_mode()
+def _forward_batches(model, batches: list[np.ndarray], inputs_of, output_of) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``(indices, output)`` of each batch, in order: ``output_of(model(features))`` as a numpy array.
+
+    On a CPU with N torch threads, N batches run side by side on one thread each: small
+    sentences give matrix products too small for N threads to share well, and whole batches in
+    parallel are faster (``docs/results.md``). Each batch is computed exactly as alone, so the
+    outputs do not change. Tokenizing stays in this thread (a fast tokenizer is not shared across
+    threads) and at most 2N batches are tokenized ahead, so memory stays bounded.
+    """
+
+    def forward(features):
+        with torch.inference_mode():
+            return output_of(model(features)).float().cpu().numpy()
+
+    def features_of(idx):
+        features = model.preprocess(inputs_of(idx))
+        return {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
+
+    workers = torch.get_num_threads() if model.device.type == "cpu" else 1
+    if workers <= 1 or len(batches) <= 1:
+        for idx in batches:
+            yield idx, forward(features_of(idx))
+        return
+    pool = _batch_pool(workers)
+    torch.set_num_threads(1)
+    try:
+        pending: deque = deque()
+        for idx in batches:
+            pending.append((idx, pool.submit(forward, features_of(idx))))
+            if len(pending) >= 2 * workers:
+                done_idx, future = pending.popleft()
+                yield done_idx, future.result()
+        while pending:
+            done_idx, future = pending.popleft()
+            yield done_idx, future.result()
+    finally:
+        torch.set_num_threads(workers)
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _batch_pool(workers: int) -> ThreadPoolExecutor:
+    # One pool per process, kept for every chunk: new threads for each chunk would each get
+    # fresh allocator arenas, and the job's peak memory then grew with the suite (measured:
+    # +133 MB from 4k to 40k pairs with a pool per chunk, +82 MB with this one; docs/results.md).
+    if workers not in _POOLS:
+        _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="pairbench-batch")
+    return _POOLS[workers]
+
+
 def encode_sentences(model, texts: list[str], batch_size: int = 32, prompt: str | None = None) -> np.ndarray:
     """Embed ``texts`` with a SentenceTransformer in token-length-sorted batches; float32 array."""
     _check_texts(texts, "encode_sentences")
@@ -102,11 +159,10 @@ def encode_sentences(model, texts: list[str], batch_size: int = 32, prompt: str 
         return np.zeros((0, model.get_sentence_embedding_dimension() or 0), dtype=np.float32)
     prompted = [prompt + t for t in texts] if prompt else list(texts)
     lengths = _token_lengths(model.tokenizer, prompted, max_length=model.max_seq_length)
+    batches = _length_sorted_batches(lengths, batch_size)
     out: np.ndarray | None = None
-    for idx in _length_sorted_batches(lengths, batch_size):
-        features = model.preprocess([prompted[i] for i in idx])
-        features = {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
-        emb = model(features)["sentence_embedding"].float().cpu().numpy()
+    for idx, emb in _forward_batches(model, batches, lambda idx: [prompted[i] for i in idx],
+                                     lambda output: output["sentence_embedding"]):
         if out is None:
             out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
         out[idx] = emb
@@ -182,20 +238,16 @@ def score_bi(model, s1: list[str], s2: list[str], settings: ScoringSettings) -> 
     return cos, "cosine"
 
 
-@torch.inference_mode()
 def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32) -> np.ndarray:
     """The cross-encoder's logits before any activation, shape (n_pairs, num_labels), float64."""
     _check_texts(s1, "cross-encoder sentence1")
     _check_texts(s2, "cross-encoder sentence2")
     lengths = _token_lengths(model.tokenizer, s1, pairs=s2, max_length=model.max_seq_length)
+    batches = _length_sorted_batches(lengths, batch_size)
     out = np.empty((len(s1), model.num_labels), dtype=np.float64)
-    for idx in _length_sorted_batches(lengths, batch_size):
-        features = model.preprocess([(s1[i], s2[i]) for i in idx])
-        features = {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
-        scores = model(features)["scores"].float()
-        if scores.ndim == 1:
-            scores = scores.unsqueeze(-1)
-        out[idx] = scores.cpu().numpy().astype(np.float64)
+    for idx, scores in _forward_batches(model, batches, lambda idx: [(s1[i], s2[i]) for i in idx],
+                                        lambda output: output["scores"]):
+        out[idx] = scores.reshape(len(idx), -1)
     return out
 
 
