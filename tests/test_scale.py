@@ -186,3 +186,20 @@ def test_memory_stays_flat_when_the_suite_grows_tenfold(tmp_path, tiny_models):
            for s in ("small", "large")}
     assert read_shard_metadata(workdir / "results/scores/large/tiny-bi.parquet")["sentences_encoded"] == "12000"
     assert rss["large"] - rss["small"] < 40, rss  # MB; holding 12,000 sentences' tokens and embeddings costs ~90
+
+
+def test_a_kind_loaded_inside_its_scorer_records_no_loading_seconds(tmp_path, tiny_models, monkeypatch):
+    """A CELI model is loaded by its scorer: its seconds include loading, and its cost row says nothing of loading."""
+    from pairbench.study import score_suite as score_suite_module
+    from pairbench.study.cost import cost_row
+
+    suite = repeating_suite(tmp_path / "rep.tsv", 50, 30)
+    monkeypatch.setattr(score_suite_module, "score_with_kind",
+                        lambda kind, model_dir, settings, s1, s2, device, key: (np.zeros(len(s1)), np.full(len(s1), 0.5), "sigmoid"))
+    config = {"kind": "celi", "source": f"path:{tiny_models['cross']}"}
+    score_suite_to_shard(suite, tiny_models["cross"], "celi-x", config, tmp_path / "c.parquet", threads=1)
+    stored = read_shard_metadata(tmp_path / "c.parquet")
+    assert "loading_seconds" not in stored and "model loading included" in stored["scoring_seconds_note"]
+    row = cost_row(tmp_path / "c.parquet")
+    assert row["load_seconds"] is None and row["n_pairs"] == 50 and row["seconds"] > 0
+    assert row["pairs_per_second"] == pytest.approx(50 / row["seconds"])

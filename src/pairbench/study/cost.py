@@ -3,7 +3,8 @@
 - ``cost`` (table): one row per model, from its shard's metadata: ``model, kind, device, dtype,
   batch_size, threads, n_pairs, seconds, pairs_per_second, load_seconds``. ``seconds`` is the
   scoring time with model loading excluded (``load_seconds``), summed over part jobs;
-  ``pairs_per_second = n_pairs / seconds``. A frozen-feature model (kind ``freeze``) scores from
+  ``pairs_per_second = n_pairs / seconds``. A ``celi`` model is loaded by its scorer inside the
+  call: its seconds include loading and its ``load_seconds`` is empty. A frozen-feature model (kind ``freeze``) scores from
   the latent cache of its frozen lm, so its row counts what scoring a pair with it costs: the lm's
   forward pass over the suite's distinct sentences, timed by the cache job (prorated per sentence
   when that cache holds a larger set: the shard's ``scoring_seconds_note`` says so), plus applying

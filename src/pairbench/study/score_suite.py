@@ -88,7 +88,8 @@ class _Scorer:
             self.store = EmbeddingStore()
         elif settings.kind == "cross":
             self.model = load_cross_encoder(model_dir, settings, device)
-        self.loading_seconds = time.perf_counter() - start
+        # None: the kind's scorer loads the model inside each call, so loading is in the scoring time.
+        self.loading_seconds = time.perf_counter() - start if self.model is not None else None
 
     def __call__(self, s1: list[str], s2: list[str]) -> tuple[np.ndarray, np.ndarray, str]:
         if self.store is not None:
@@ -163,8 +164,8 @@ def score_suite_to_shard(
             scorer.close()
         if writer.rows == 0 and part is None:
             raise PairbenchError(f"{suite_path}: the suite has no pairs")
-        log.info("scored %d pairs with %s in %.2fs on %s (loading %.2fs)", writer.rows, model_key, seconds,
-                 device, scorer.loading_seconds)
+        log.info("scored %d pairs with %s in %.2fs on %s (loading %s)", writer.rows, model_key, seconds, device,
+                 "included" if scorer.loading_seconds is None else f"{scorer.loading_seconds:.2f}s")
         manifest = read_manifest(model_dir)
         metadata = {
             "model": model_key,
@@ -182,8 +183,12 @@ def score_suite_to_shard(
             "pairs": writer.rows,
             "sentences_encoded": scorer.encoded,
             "scoring_seconds": f"{seconds:.6f}",
-            "loading_seconds": f"{scorer.loading_seconds:.6f}",
         }
+        if scorer.loading_seconds is None:
+            metadata["scoring_seconds_note"] = (f"model loading included: a {settings.kind} model is loaded by "
+                                                "its scorer, not apart from scoring")
+        else:
+            metadata["loading_seconds"] = f"{scorer.loading_seconds:.6f}"
         if part is not None:
             metadata["part"] = part
         writer.close(metadata)

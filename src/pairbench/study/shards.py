@@ -7,9 +7,12 @@ Schema (fixed, checked on write and read)::
 
 Key-value metadata (all strings; ``library_versions`` is JSON): ``model``, ``source``,
 ``revision``, ``kind``, ``normalisation``, ``suite``, ``suite_sha256``, ``dtype``,
-``library_versions``. Cost keys, recorded by the scoring job (absent from shards written by
+``library_versions``. Cost keys, recorded by the scoring jobs (absent from shards written by
 other means): ``device``, ``batch_size``, ``threads``, ``pairs``, ``sentences_encoded``,
-``scoring_seconds`` (model loading excluded) and ``loading_seconds``.
+``scoring_seconds`` (model loading excluded) and ``loading_seconds``. A model whose scorer loads
+it inside the call (kind ``celi``) has no ``loading_seconds``: its ``scoring_seconds`` include
+loading, which ``scoring_seconds_note`` says; a ``freeze`` shard's keys also count its frozen lm's
+pass (:mod:`pairbench.frozen_features.study`).
 
 :func:`write_shard` writes a whole frame; :class:`ShardWriter` streams one row group per batch
 (memory does not grow with the suite) and adds the metadata when it closes; :func:`gather_shards`
