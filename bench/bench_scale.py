@@ -7,7 +7,7 @@ Subcommands (each writes one JSON line per measurement to ``--out``, appending):
 - ``score SUITE``: score SUITE with the packaged all-MiniLM-L6-v2 in a child process (as a
   Snakemake job runs it: :func:`pairbench.study.score_suite.score_suite_to_shard`) and record the
   wall time, the scoring seconds from the shard's metadata and the child's peak RSS
-  (``getrusage(RUSAGE_CHILDREN).ru_maxrss``, what Snakemake's benchmark ``max_rss`` reports).
+  (its own ``ru_maxrss`` from ``wait4``, what Snakemake's benchmark ``max_rss`` reports).
   ``--src DIR`` puts another source tree first on the child's path (to measure an older version).
 - ``parts SUITE --pairs-per-job N``: the one-job run against ceil(n/N) part jobs (each its own
   process, one after the other, as a one-core Snakemake run schedules them) gathered into one
