@@ -89,8 +89,21 @@ CASES = [
     (
         "negation",
         "Glee star Cory Monteith found dead in hotel room",
+        "Glee star Cory Monteith not found dead in hotel room",
+        "negation:insert_not",
+    ),
+    (
+        "hedging",
+        "Former Zambian president arrested",
+        "Former Zambian president may have been arrested",
+        "hedging:add_may_passive",
+    ),
+    ("negation", "Alleged cop killer died from shot to head", None, "past-tense headline (may be a reduced passive)"),
+    (
+        "negation",
+        "US believes Syria has probably used chemical weapons.",
         None,
-        "past-tense headline (may be a reduced passive)",
+        "not before a hedge adverb (not probably: no denial)",
     ),
     ("negation", "He hardly eats meat.", None, "other negative words in the sentence"),
     ("hedging", "A cat is drinking milk.", "A cat may be drinking milk.", "hedging:add_may"),
@@ -294,19 +307,19 @@ CASES = [
         "negation",
         "Some of the flights were delayed by fog.",
         None,
-        "quantified or counted subject (some/five ... not does not deny the claim)",
+        "quantified subject (some/many ... not does not deny the claim)",
     ),
     (
         "negation",
         "Five ducks are swimming on the pond.",
-        None,
-        "quantified or counted subject (some/five ... not does not deny the claim)",
+        "Five ducks are not swimming on the pond.",
+        "negation:insert_not",
     ),
     (
         "negation",
-        "As many as 30 workers were trapped.",
+        "At least 30 workers were trapped.",
         None,
-        "quantified or counted subject (some/five ... not does not deny the claim)",
+        "approximate count as subject (as many as, at least, up to ...: not does not deny it)",
     ),
     ("negation", "The three workers were trapped.", "The three workers were not trapped.", "negation:insert_not"),
     (
@@ -415,7 +428,7 @@ CASES = [
         "quantifier",
         "It was so lucrative that many of those arrested lived in big homes.",
         None,
-        "quantifier in a dependent clause (so lucrative that many ...: the exchange may break its link)",
+        "quantifier in a result clause (so lucrative that many ...: the exchange may break its link)",
     ),
     (
         "near_miss",
@@ -584,8 +597,8 @@ FALLBACK_CASES = [
     (
         "quantifier",
         "The police said that many of the protesters were arrested.",
-        None,
-        "quantifier in a dependent clause (so lucrative that many ...: the exchange may break its link)",
+        "The police said that few of the protesters were arrested.",
+        "quantifier:many_to_few",
     ),
 ]
 
@@ -750,7 +763,10 @@ def test_every_generated_row_differs_only_as_its_rule_says(smoke_suite):
     path, generated = smoke_suite
     seen = _check_every_row(path)
     assert generated.n_anchors == len(set(load_suite(path)["anchor"]))
-    assert seen["positive_control"] == generated.n_anchors
+    # every anchor has its positive control or a refusal of it, and keeps its other pairs either way
+    refused = sum(generated.refusals.get("positive_control", {}).values())
+    assert seen["positive_control"] + refused == generated.n_anchors
+    assert seen["positive_control"] > 0
     assert seen["negation"] > 0 and seen["hedging"] > 0
 
 
@@ -762,10 +778,13 @@ def test_every_row_of_the_stsb_suite(tmp_path):
     generated, _ = build_suite(
         "stsb", SHARED_STSB, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "s.tsv"
     )
-    # 587 of 1,610 pass the positive-control checks, the paraphrase check among them (2026-11-24)
-    assert generated.n_anchors >= 500
+    # 1,605 anchors (5 source pairs refused for their language); 587 of them pass the
+    # positive-control checks (2026-11-24); the others keep their changed pairs
+    assert generated.n_anchors >= 1600
     seen = _check_every_row(tmp_path / "s.tsv")
-    assert seen["positive_control"] == generated.n_anchors  # exactly one per anchor
+    refused = sum(generated.refusals["positive_control"].values())
+    assert seen["positive_control"] + refused == generated.n_anchors
+    assert seen["positive_control"] >= 500
     assert seen["negation"] >= 0.5 * generated.n_anchors  # quantified subjects and possibility modals refused
     assert seen["hedging"] >= 0.5 * generated.n_anchors
 

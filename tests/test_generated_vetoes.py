@@ -62,7 +62,7 @@ PARAPHRASES = [
     ("Why are Russians in Damascus?", "Russians in Damascus!", "question, exclamation or statement differs"),
     ("If it was not true it would not be news. It is simple.", "If it was not true it would not be news.",
      "sentence count differs"),
-    ("The patient complained of dizziness.", "The patient said she felt dizzy.", "a pronoun gives a sex the other lacks"),
+    ("A man is playing a guitar.", "He is playing a guitar.", None),
     ("I'd offer Iran a deal.", "Chuck I'd offer Iran a deal.", "words added to the other"),
     ("An office with multiple desks and green walls.", "Small office space with bright green walls.",
      "too many content words added or dropped"),

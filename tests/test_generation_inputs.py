@@ -397,7 +397,7 @@ def test_implausible_counts_are_warnings_of_the_card():
         "source_language": {"language": "en", "pairs_checked": 1000, "pairs_refused": 3},
     }
     assert plausibility(card) == [
-        "suite 'g': 998 positive controls for 1000 anchors; every anchor should have exactly one",
+        "suite 'g': 998 positive controls and 0 refused for 1000 anchors; every anchor should have one or a refusal",
         "suite 'g': no hedging pair from 1000 anchors: the source gives these rules nothing to edit (their refusals "
         "are in the card); the tables have no row for them",
         "suite 'g': few pairs in numerical (12), temporal (3) of 1000 anchors; an interval over fewer than 20 pairs "

@@ -41,6 +41,7 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
             "spacy_version": nlp.meta.get("spacy_version"),
         },
         "n_anchors": n,
+        "n_anchors_with_control": by_category.get("positive_control", 0),
         "n_pairs": len(rows),
         "pairs_per_category": {c: by_category.get(c, 0) for c in GENERATED_CATEGORIES if settings.wants(c)},
         "pairs_per_rule": dict(sorted(by_rule.items())),
@@ -64,7 +65,8 @@ def card_markdown(card: dict) -> str:
         f"- source: dataset `{src['dataset']}` ({src.get('source', '?')}, revision `{src.get('revision', '?')}`), splits {', '.join(src['splits'])}",
         f"- filter: {card['filter']}",
         f"- parser: {parser['name']} {parser['version']} (source `{parser['source']}`)",
-        f"- anchors: {card['n_anchors']}; pairs: {card['n_pairs']}",
+        f"- anchors: {card['n_anchors']}, of which {card['n_anchors_with_control']} have a positive control "
+        f"(the anchored statistics read these); pairs: {card['n_pairs']}",
         *language_lines(card.get("source_language") or {}),
         "",
         *[f"- **Warning:** {w}" for w in card.get("warnings", [])],

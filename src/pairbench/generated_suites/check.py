@@ -84,6 +84,8 @@ def _hedging(a, b, variant) -> bool:
     ops = _ops(a, b)
     if variant == "add_may_negated":
         return _hedged_negation(a, b)
+    if variant == "add_may_passive":  # "Former president arrested" -> "... may have been arrested"
+        return ops == [("insert", [], ["may", "have", "been"])]
     if variant == "remove_adverb":
         removed = [w for op in ops if op[0] == "delete" for w in op[1]]
         return (

@@ -84,9 +84,10 @@ def load_parser(folder: str | os.PathLike):
 def apply_rule(category: str, doc, ctx: Context, rule=None):
     """(text, rule) of the changed sentence, or raise Refuse: the rule (the category's main rule
     unless given) and then its own check."""
-    if title_case(doc):
+    rule = rule or RULES[category]
+    if title_case(doc) and not getattr(rule, "reads_title_case", False):
         raise Refuse("Title-Case headline (the tagger is unreliable there)")
-    made = (rule or RULES[category])(doc, ctx)
+    made = rule(doc, ctx)
     if made.text == doc.text:
         raise Refuse("no change")
     if not check_pair(made.rule, doc.text, made.text):
@@ -111,34 +112,27 @@ def apply_rules(category: str, doc, ctx: Context, out: Generated):
     raise refusal
 
 
-def _drop_no_paraphrase(out: Generated, anchors) -> None:
-    """Anchors whose (A, P) ``paraphrase_veto`` refuses leave with all their pairs; they are
-    dropped after the rules ran, so the other anchors' pairs stay the same."""
-    dropped = set()
-    for i, (a, p) in enumerate(anchors):
-        why = paraphrase_veto(a, p)
-        if why is not None:
-            dropped.add(f"a{i:05d}")
-            out.refuse("positive_control", why)
-    out.rows = [row for row in out.rows if row[4] not in dropped]
-    out.n_anchors -= len(dropped)
+def control_refusal(a: str, p: str) -> str | None:
+    """Why the source pair (A, P) may not be an anchor's positive control, or None: the two
+    differ in a number, a negation, a quantifier, a hedge or a name, or read as no paraphrase."""
+    return control_difference(a, p) or paraphrase_veto(a, p)
 
 
 def generate(name: str, anchors, nlp, settings: SuiteSettings) -> Generated:
     """Every pair of the suite, in anchor order then category order; refusals counted by reason.
 
-    An anchor whose (A, P) differ in a number, a negation or a quantifier is no paraphrase: it is
-    dropped before anything is made from it (counted under positive_control)."""
+    An anchor whose (A, P) is no paraphrase (``control_refusal``) gets no positive control
+    (counted under positive_control) and keeps its other pairs: each of them is a valid change of
+    its anchor, read by the tables that compare categories; the anchored statistics, which judge a
+    change against the anchor's paraphrase, skip it."""
     out = Generated()
-    kept = []
-    for a, p in anchors:
-        why = control_difference(a, p)
-        if why is None:
-            kept.append((a, p))
-        else:
-            out.refuse("positive_control", why)
-    anchors = kept
     out.n_anchors = len(anchors)
+    no_control = set()
+    for i, (a, p) in enumerate(anchors):
+        why = control_refusal(a, p)
+        if why is not None:
+            no_control.add(i)
+            out.refuse("positive_control", why)
     docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
     ctx = Context(entity_inventory(docs), np.random.default_rng(settings.seed))
     seen: set[tuple[str, str]] = set()
@@ -160,7 +154,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings) -> Generated:
 
     for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
         anchor_id = f"a{i:05d}"
-        if settings.wants("positive_control"):
+        if settings.wants("positive_control") and i not in no_control:
             add(anchor_id, "positive_control", a, p, "positive_control:paraphrase")
         for category in RULE_CATEGORIES:
             if not settings.wants(category):
@@ -177,7 +171,6 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings) -> Generated:
                 out.refuse("negative_control", "other paraphrase equals this one")
             else:
                 add(anchor_id, "negative_control", a, other, "negative_control:other_paraphrase")
-    _drop_no_paraphrase(out, anchors)
     if not any(row[1] in RULE_CATEGORIES for row in out.rows):
         raise PairbenchError(
             f"generated suite {name!r}: no rule applied to any of its {n} anchors; "

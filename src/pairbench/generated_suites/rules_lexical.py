@@ -650,11 +650,19 @@ def _quantifier_refusal(doc, token) -> str | None:
     if token.lower_ == "no" and token.head.lemma_.lower() in _NO_IDIOMS:
         return "fixed expression (no comment, no doubt, no longer)"
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
-    if clause is not None and clause.dep_ != "ROOT":
-        return "quantifier in a dependent clause (so lucrative that many ...: the exchange may break its link)"
+    if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
+        return "quantifier in a result clause (so lucrative that many ...: the exchange may break its link)"
     if any(t.lower_ in ("other", "others", "rest") for t in doc if t.i > token.i):
         return "contrast with the others (some cases ... others): the exchange contradicts it"
     return None
+
+
+def _result_clause(doc, clause) -> bool:
+    """A clause of result or degree ("so lucrative that many ...", "such a hit that all ..."),
+    whose quantity the main clause's degree explains; a reported, relative or adverbial clause
+    keeps its own claim ("Ridge said no real explosives will be used")."""
+    marked = any(c.dep_ == "mark" and c.lower_ == "that" for c in clause.children)
+    return marked and any(t.lower_ in ("so", "such", "too", "enough") for t in doc[: clause.i])
 
 
 def _partitive(token):

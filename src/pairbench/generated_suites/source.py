@@ -78,10 +78,11 @@ def plausibility(card: dict) -> list[str]:
     counts = card["pairs_per_category"]
     rules = [c for c in counts if c in card["coverage"]]
     out = []
-    if "positive_control" in counts and counts["positive_control"] != n:
+    refused = sum(card.get("refusals", {}).get("positive_control", {}).values())
+    if "positive_control" in counts and counts["positive_control"] + refused != n:
         out.append(
-            f"suite {name!r}: {counts['positive_control']} positive controls for {n} anchors; every anchor "
-            "should have exactly one"
+            f"suite {name!r}: {counts['positive_control']} positive controls and {refused} refused for {n} "
+            "anchors; every anchor should have one or a refusal"
         )
     none = [c for c in rules if counts[c] == 0]
     if none:
