@@ -15,6 +15,7 @@ from lemminflect import getAllLemmas
 from pairbench.generated_suites.rules_clause import HEDGE_ADVERBS
 from pairbench.generated_suites.rules_fallback import QUANTIFIERS_POSITIONAL, small_step
 from pairbench.generated_suites.rules_lexical import (
+    NUMBER_WORDS,
     QUANTIFIERS_MASS,
     QUANTIFIERS_PARTITIVE,
     QUANTIFIERS_PLURAL,
@@ -163,36 +164,10 @@ def check_pair(rule: str, a: str, b: str) -> bool:
     return False
 
 
-_NUMBER_WORDS = {
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "million",
-    "billion",
-    "dozen",
-    "half",
-    "both",
-    "couple",
-    "pair",
-}
+# The numerical rule's number words and the other words of a count.
+_NUMBER_WORDS = set(NUMBER_WORDS) | {"ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "sixty"}
+_NUMBER_WORDS |= {"seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "dozen", "half"}
+_NUMBER_WORDS |= {"both", "couple", "pair"}
 _NEGATIONS = {
     "not": "not",
     "n't": "not",

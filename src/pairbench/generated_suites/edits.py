@@ -90,7 +90,8 @@ def rebuild(doc, replace: dict[int, str]) -> str:
 
 
 def reads_title_case(rule):
-    """Mark a rule that handles Title-Case headlines itself (the others never see one)."""
+    """Mark a rule that handles Title-Case headlines itself: ``generate.apply_rule`` refuses them
+    for every other rule, before the rule runs."""
     rule.reads_title_case = True
     return rule
 
@@ -109,10 +110,10 @@ def title_case(doc) -> bool:
     return sum(t.text[:1].isupper() for t in plain) >= 0.5 * len(plain)
 
 
-def claim_clause(doc, title_case_ok: bool = False):
+def claim_clause(doc):
     """The clause that makes the claim: the root, or the reported clause of a verb of saying
     ("Druce will face charges, Conte said" -> "Druce will face charges")."""
-    root = single_clause(doc, title_case_ok)
+    root = single_clause(doc)
     if root.lemma_.lower() not in REPORTING_VERBS:
         return root
     reported = [c for c in root.children if c.dep_ == "ccomp"]
@@ -126,9 +127,8 @@ def claim_clause(doc, title_case_ok: bool = False):
     return clause
 
 
-def single_clause(doc, title_case_ok: bool = False):
-    """The root of a one-sentence declarative clause with a subject, or refuse (a Title-Case
-    headline too, unless ``title_case_ok``)."""
+def single_clause(doc):
+    """The root of a one-sentence declarative clause with a subject, or refuse."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if len(roots) != 1:
         raise Refuse("more than one sentence")
@@ -137,8 +137,6 @@ def single_clause(doc, title_case_ok: bool = False):
     root = roots[0]
     if any(t.text in ("The", "A", "An") and t.i > 0 and doc[t.i - 1].is_lower for t in doc):
         raise Refuse("more than one sentence")  # "... kills himself The son of ...": a missed full stop
-    if title_case(doc) and not title_case_ok:
-        raise Refuse("Title-Case headline (the tagger is unreliable there)")
     if root.pos_ not in ("VERB", "AUX"):
         raise Refuse("no verb at the root (a fragment or headline)")
     if not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in root.children):

@@ -130,7 +130,7 @@ def _reduced_passive(doc, root) -> bool:
     """A headline's bare participle with no object and no coordinated verb ("Former Zambian
     president arrested", "Kevin Rudd sworn in as prime minister"): a passive with its "was" left
     out, which keeps its sense with "not" or "may have been" before the participle."""
-    if headline(doc) is False or root.i == 0 or not root.text.islower():
+    if not headline(doc) or root.i == 0 or not root.text.islower():
         return False
     lemma = _base(root)
     if lemma in NO_PASSIVE:
@@ -229,7 +229,7 @@ def hedging(doc, ctx=None) -> Made:
 
     Title-Case headlines are read: a hedge rests on the finite verb alone, and the blind reading
     of 2026-11-24 found every one of the 17 STS-B Title-Case hedges valid."""
-    root = claim_clause(doc, title_case_ok=True)
+    root = claim_clause(doc)
     clear_scope(doc, root)
     present = [t for t in doc if t.lower_ in HEDGE_WORDS]
     if present:
