@@ -51,6 +51,137 @@ from pairbench.study.suite import load_suite
 SMOKE = REPO / "resources" / "smoke" / "graded_sts"
 
 # (category, anchor, expected A' or None when the rule must refuse, rule or refusal reason)
+# Kinds of pair a blind reader found invalid in the third audit: each now refused, with its reason.
+ROUND_FOUR_CASES = [
+    (
+        "negation",
+        "Along with chipmaker Intel, the companies include Sony Corp. and Nokia Corp.",
+        None,
+        "a phrase that presupposes the claim (along with, as well as, do so)",
+    ),
+    (
+        "negation",
+        "Russia ratified the treaty in 2004 but the other members have refused to do so.",
+        None,
+        "a phrase that presupposes the claim (along with, as well as, do so)",
+    ),
+    (
+        "negation",
+        "China opposes the plan because the peaceful use of energy is a crucial objective.",
+        None,
+        "a because clause (not ... because Y: the scope of not is ambiguous)",
+    ),
+    (
+        "negation",
+        "The island reported 65 new cases on Friday, making its epidemic the fastest-growing in the world.",
+        None,
+        "a participle clause after the claim (..., making X the fastest: it asserts a result)",
+    ),
+    (
+        "negation",
+        "The company has expanded into other services, including payment services.",
+        "The company has not expanded into other services, including payment services.",
+        "negation:insert_not",
+    ),
+    (
+        "negation",
+        "the riyadh-based naif arab academy for security sciences said in a statement that it was running a two-week workshop for 50 anti-terrorism experts.",
+        None,
+        "verb of saying whose claim the parse missed (said in a statement that ...)",
+    ),
+    (
+        "negation",
+        "Vietnam has among the world's strictest drug laws.",
+        None,
+        "have before a preposition (has among the strictest: no do-support)",
+    ),
+    (
+        "negation",
+        "The president is not really all that important for German people.",
+        None,
+        "negative-polarity phrase (not all that, not X so much as Y) needs the not",
+    ),
+    (
+        "negation",
+        "Three nurses were on duty during the night.",
+        "Three nurses were not on duty during the night.",
+        "negation:insert_not",
+    ),
+    (
+        "negation",
+        "Former spokesman for U.S. President Ronald Reagan dies",
+        "Former spokesman for U.S. President Ronald Reagan does not die",
+        "negation:do_support",
+    ),
+    ("negation", "Two women are wrestling.", "Two women are not wrestling.", "negation:insert_not"),
+    (
+        "negation",
+        "The Dodgers won their sixth consecutive game as they edged Colorado, 3-2, Wednesday.",
+        None,
+        "also or an as clause beside the claim (as they edged Colorado: it restates the claim)",
+    ),
+    (
+        "negation",
+        "Also weighing on the market was news that General Motors planned to issue debt.",
+        None,
+        "also or an as clause beside the claim (as they edged Colorado: it restates the claim)",
+    ),
+    (
+        "negation",
+        "a siemens spokesman in germany stated that heinrich von pierer stated that siemens was beginning talks.",
+        None,
+        "a report of a report (stated that he stated: the claim is two clauses down)",
+    ),
+    (
+        "negation",
+        "Red Cross says negotiating halt to fighting in Syria to take aid",
+        None,
+        "verb of saying whose claim the parse missed (said in a statement that ...)",
+    ),
+    (
+        "hedging",
+        "US gov't officially designates Haqqani network as terrorists",
+        None,
+        "an adverb before the verb (officially may have designated)",
+    ),
+    (
+        "entity_swap",
+        "South Africa police shot dead 30 miners",
+        None,
+        "an adjective before a count (shot dead 30 miners: it goes with the verb)",
+    ),
+    (
+        "hedging",
+        "Deaths confirmed after helicopter crashes into pub",
+        None,
+        "a participle of reporting or scheduling (confirmed, set for: the hedge shifts the event)",
+    ),
+    (
+        "hedging",
+        "You definitely do not want to support your weight with your arms.",
+        None,
+        "a certainty adverb (definitely may: the hedge contradicts it)",
+    ),
+    (
+        "hedging",
+        "Over 100 dead as typhoon slams central Philippines",
+        None,
+        "a subordinator before the verb (Over 100 dead as typhoon slams: a subordinate clause)",
+    ),
+    (
+        "numerical",
+        "But at age 15, she had reached 260 pounds.",
+        None,
+        "ten times a weight or a height passes what a body or a load allows (2,600 pounds at 15)",
+    ),
+    (
+        "numerical",
+        "FBI agents arrested a former partner of Big Four accounting firm Ernst & Young.",
+        None,
+        "number in a name, date, time or duration (S&P 500, June 30, 20 years)",
+    ),
+]
+
 CASES = [
     ("negation", "The man doesn't like cheese.", "The man likes cheese.", "negation:remove_do"),
     ("negation", "She plays the piano.", "She does not play the piano.", "negation:do_support"),
@@ -98,7 +229,14 @@ CASES = [
         "Former Zambian president may have been arrested",
         "hedging:add_may_passive",
     ),
-    ("negation", "Alleged cop killer died from shot to head", None, "past-tense headline (may be a reduced passive)"),
+    (
+        "negation",
+        "Alleged cop killer died from shot to head",
+        None,
+        "past-tense headline (may be a reduced passive)",
+    ),
+    ("negation", "Ski instructor vanished in Alps", None, "past-tense headline (may be a reduced passive)"),
+    ("negation", "Asian shares closed lower on Monday", None, "past-tense headline (may be a reduced passive)"),
     (
         "negation",
         "US believes Syria has probably used chemical weapons.",
@@ -118,8 +256,9 @@ CASES = [
     ("hedging", "Reportedly, the president resigned.", "The president resigned.", "hedging:remove_adverb"),
     ("hedging", "The president reportedly resigned.", "The president resigned.", "hedging:remove_adverb"),
     ("hedging", "She might leave.", None, "modal or adjectival hedge (removal would need re-agreement)"),
-    ("hedging", "The dog is not barking.", "The dog may not be barking.", "hedging:add_may_negated"),
-    ("hedging", "She does not like cheese.", "She may not like cheese.", "hedging:add_may_negated"),
+    ("hedging", "The dog is not barking.", "The dog might not be barking.", "hedging:add_may_negated"),
+    ("hedging", "She does not like cheese.", "She might not like cheese.", "hedging:add_may_negated"),
+    ("hedging", "The patient does not smoke.", "The patient might not smoke.", "hedging:add_may_negated"),  # no ban
     ("hedging", "The dog isn't barking.", None, "negated clause (other than a present-tense auxiliary + not)"),
     ("hedging", "He can swim.", None, "already has a modal"),
     ("hedging", "Druce will face murder charges, Conte said.", None, "already has a modal"),
@@ -130,7 +269,13 @@ CASES = [
         "hedging:add_may",
     ),
     ("hedging", "Yellow striped cat.", None, "verb lemma unknown"),
-    ("numerical", "Three men are running.", "Thirty men are running.", "numerical:word_x10"),
+    (
+        "numerical",
+        "Two young women shear a sheep.",
+        None,
+        "a handful in words (twenty women shear a sheep): ten times it passes what the scene allows",
+    ),
+    ("numerical", "The shop sold 30 bikes.", "The shop sold 300 bikes.", "numerical:digits_x10"),
     (
         "numerical",
         "The company hired 5 workers in 2010.",
@@ -343,6 +488,7 @@ CASES = [
         "copula with an amount (the rest of the sentence may describe it)",
     ),
     ("negation", "Son of evangelist kills himself The son has killed himself.", None, "more than one sentence"),
+    *ROUND_FOUR_CASES,
     (
         "temporal",
         "The river flooded the fields after the heavy rain.",
@@ -518,7 +664,9 @@ FALLBACK_CASES = [
         None,
         "number in an identifier, score, ratio or age (type 1, 3-2, age 15)",
     ),
-    ("numerical", "Three men are running.", "Thirty men are running.", "numerical:word_x10"),  # the main rule first
+    ("numerical", "The shop sold 30 bikes.", "The shop sold 300 bikes.", "numerical:digits_x10"),  # main rule first
+    ("numerical", "Two young women shear a sheep.", "Three young women shear a sheep.", "numerical:small_step"),
+    ("numerical", "He lost 8 kg over the summer.", "He lost 9 kg over the summer.", "numerical:small_step"),
     ("near_miss", "A black dog is running in the grass.", "A white dog is running in the grass.", "near_miss:colour"),
     (
         "near_miss",
@@ -737,7 +885,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
     if category == "hedging":
         if variant == "remove_adverb":
             return not new and 1 <= sum(gone.values()) <= 3
-        return "may" in new and sum(gone.values()) <= 1 and sum(new.values()) <= 3
+        hedge = "might" if variant == "add_may_negated" else "may"
+        return hedge in new and sum(gone.values()) <= 1 and sum(new.values()) <= 3
     if category == "near_miss":
         return gone != new
     return True
@@ -778,7 +927,7 @@ def test_every_row_of_the_stsb_suite(tmp_path):
     generated, _ = build_suite(
         "stsb", SHARED_STSB, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "s.tsv"
     )
-    # 1,605 anchors (5 source pairs refused for their language); 587 of them pass the
+    # 1,605 anchors (5 source pairs refused for their language); about 600 of them pass the
     # positive-control checks (2026-11-24); the others keep their changed pairs
     assert generated.n_anchors >= 1600
     seen = _check_every_row(tmp_path / "s.tsv")
@@ -786,7 +935,28 @@ def test_every_row_of_the_stsb_suite(tmp_path):
     assert seen["positive_control"] + refused == generated.n_anchors
     assert seen["positive_control"] >= 500
     assert seen["negation"] >= 0.5 * generated.n_anchors  # quantified subjects and possibility modals refused
-    assert seen["hedging"] >= 0.5 * generated.n_anchors
+    assert seen["hedging"] >= 0.45 * generated.n_anchors  # 789 of 1,605 (2026-11-24)
+
+
+def test_control_min_score_keeps_controls_of_the_higher_scored_pairs_only(smoke_suite, tmp_path):
+    from pairbench.generated_suites.anchors import read_pairs, select_anchors
+
+    path, generated = smoke_suite
+    block = {"data": "g", "split": ["train", "dev", "test"], "score_max": 5, "min_score": 4.0, "seed": 0}
+    settings = SuiteSettings.from_block({**block, "control_min_score": 4.8}, "s")
+    strict, _ = build_suite("smoke", SMOKE, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "s.tsv")
+    high = set(read_pairs(SMOKE, block["split"], min_score=4.8, score_max=5))
+    controls = [(r[2], r[3]) for r in strict.rows if r[1] == "positive_control"]
+    before = [(r[2], r[3]) for r in generated.rows if r[1] == "positive_control"]
+    assert controls and set(controls) <= high and len(controls) < len(before)
+    assert set(controls) == {pair for pair in before if pair in high}  # the other checks still hold
+    reason = "scored under control_min_score 4.8 (may add or drop a detail)"
+    anchors = select_anchors(read_pairs(SMOKE, block["split"], min_score=4.0, score_max=5))
+    assert strict.refusals["positive_control"][reason] == sum(pair not in high for pair in anchors) > 0
+    # every other pair stays: the anchors below 4.8 keep their changed pairs
+    assert [r for r in strict.rows if r[1] != "positive_control"] == [
+        r for r in generated.rows if r[1] != "positive_control"
+    ]
 
 
 def test_same_seed_gives_a_byte_identical_suite(smoke_suite, tmp_path):

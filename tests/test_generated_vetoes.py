@@ -68,6 +68,7 @@ PARAPHRASES = [
      "too many content words added or dropped"),
     ("A man is slicing an onion.", "A man slices an onion.", None),
     ("The cat sat on the mat.", "A cat was sitting on the mat.", None),
+    ("A man plays the guitar.", "------ ----------- A man is playing the guitar.", "a run of dashes or symbols (------ news text: not fluent)"),
 ]  # fmt: skip
 
 

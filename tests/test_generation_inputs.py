@@ -66,6 +66,21 @@ def problems(workdir: Path, extra: str) -> list[str]:
             "min_score between 0 and 5",
         ),
         (
+            "g: {data: sts, split: train, min_score: 4, score_max: 5, control_min_score: 3.5}",
+            "config.yaml:11: generated_suites.g.control_min_score: 3.5 is below min_score 4, which already drops "
+            "those pairs; give a value between 4 and 5, or remove it",
+        ),
+        (
+            "g: {data: sts, split: train, control_min_score: 4.6}",
+            "config.yaml:11: generated_suites.g.control_min_score: 4.6 is set but score_max is not; give score_max "
+            "(1 or 5)",
+        ),
+        (
+            "g: {data: sts, split: train, min_score: 4, score_max: 5, control_min_score: 5.5}",
+            "config.yaml:11: generated_suites.g.control_min_score: 5.5 is above score_max 5: no anchor would have "
+            "a positive control; give a value up to 5",
+        ),
+        (
             "g: {data: sts, split: train, categories: [negation, hedging]}",
             "config.yaml:11: generated_suites.g.categories: has no positive_control: every statistic compares a "
             "category with the positive controls; add positive_control",
@@ -95,6 +110,9 @@ def problems(workdir: Path, extra: str) -> list[str]:
         "braces-in-name",
         "min-score-without-scale",
         "min-score-above-scale",
+        "control-min-score-below-min-score",
+        "control-min-score-without-scale",
+        "control-min-score-above-scale",
         "no-positive-control",
         "no-adversarial-category",
         "unknown-data",

@@ -30,8 +30,11 @@ def _rows(path: Path) -> list[tuple[str, list]]:
     return [(f"{path}, line {n}", fields) for n, fields in read_delimited(path)]
 
 
-def read_pairs(folder: str | os.PathLike, splits, *, min_score=None, score_max=None) -> list[tuple[str, str]]:
-    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; one-line errors."""
+def read_pairs(
+    folder: str | os.PathLike, splits, *, min_score=None, score_max=None, allow_none=False
+) -> list[tuple[str, str]]:
+    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; one-line errors (and
+    one when none is kept, unless ``allow_none``)."""
     pairs: list[tuple[str, str]] = []
     total = 0
     for split in splits:
@@ -60,7 +63,7 @@ def read_pairs(folder: str | os.PathLike, splits, *, min_score=None, score_max=N
                 if score < min_score:
                     continue
             pairs.append((a, p))
-    if not pairs:
+    if not pairs and not allow_none:
         raise PairbenchError(
             f"{folder}: no pair of split(s) {list(splits)} has a score >= {min_score} ({total} rows read); "
             "lower `min_score` or check `score_max`"

@@ -106,9 +106,9 @@ def _hedging(a, b, variant) -> bool:
 
 
 def _hedged_negation(a, b) -> bool:
-    """ "does not" -> "may not" (one word), or "is not" -> "may not be" (the base after not)."""
+    """ "does not" -> "might not" (one word), or "is not" -> "might not be" (the base after not)."""
     for k in range(len(a) - 1):
-        if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["may", "not"]:
+        if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["might", "not"]:
             continue
         if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
             return True

@@ -21,6 +21,7 @@ class SuiteSettings:
     split: list
     score_max: float | None
     min_score: float | None
+    control_min_score: float | None
     max_anchors: int | None
     seed: int
     categories: list
@@ -35,7 +36,7 @@ class SuiteSettings:
             block["split"] = [block["split"]]
         block.setdefault("categories", list(GENERATED_CATEGORIES))
         block.setdefault("parser", DEFAULT_PARSER)
-        for key in ("score_max", "min_score", "max_anchors"):
+        for key in ("score_max", "min_score", "control_min_score", "max_anchors"):
             block.setdefault(key, None)
         block.setdefault("seed", 0)
         block.setdefault("audit", {})
@@ -70,6 +71,7 @@ def contradictions(block: dict) -> list[tuple[str, str]]:
                     f"give a min_score between 0 and {score_max:g}",
                 )
             )
+    out += _control_contradictions(block)
     categories = block.get("categories")
     if isinstance(categories, list) and categories:
         if "positive_control" not in categories:
@@ -89,6 +91,31 @@ def contradictions(block: dict) -> list[tuple[str, str]]:
                 )
             )
     return out
+
+
+def _control_contradictions(block: dict) -> list[tuple[str, str]]:
+    control, min_score, score_max = (block.get(k) for k in ("control_min_score", "min_score", "score_max"))
+    if not isinstance(control, (int, float)) or isinstance(control, bool):
+        return []
+    if score_max is None:
+        return [("control_min_score", f"{control:g} is set but score_max is not; give score_max (1 or 5)")]
+    if isinstance(score_max, (int, float)) and control > score_max:
+        return [
+            (
+                "control_min_score",
+                f"{control:g} is above score_max {score_max:g}: no anchor would have a positive "
+                f"control; give a value up to {score_max:g}",
+            )
+        ]
+    if isinstance(min_score, (int, float)) and control < min_score:
+        return [
+            (
+                "control_min_score",
+                f"{control:g} is below min_score {min_score:g}, which already drops those pairs; "
+                f"give a value between {min_score:g} and {score_max:g}, or remove it",
+            )
+        ]
+    return []
 
 
 def suite_path(name: str) -> str:

@@ -61,6 +61,8 @@ REPORTING_VERBS = {
     "expect",
     "fear",
 }
+# Words that open a subordinate clause: a verb after one, with no comma between, is not the claim's.
+SUBORDINATORS = {"as", "while", "when", "whereas", "because", "since", "although", "though", "if", "unless"}
 # `n't` contractions whose host changes when the negation goes: ca(n't) -> can, wo(n't) -> will.
 CONTRACTED_HOSTS = {"ca": "can", "wo": "will", "sha": "shall"}
 
@@ -117,6 +119,14 @@ def claim_clause(doc):
     if root.lemma_.lower() not in REPORTING_VERBS:
         return root
     reported = [c for c in root.children if c.dep_ == "ccomp"]
+    after = doc[root.i + 1] if root.i + 1 < len(doc) else None
+    missed = any(t.dep_ == "mark" and t.lower_ == "that" for t in doc[root.i + 1 :]) or (
+        after is not None and after.tag_ in ("VBG", "VB")
+    )
+    if len(reported) != 1 and missed:
+        raise Refuse("verb of saying whose claim the parse missed (said in a statement that ...)")
+    if len(reported) == 1 and reported[0].lemma_.lower() in REPORTING_VERBS:
+        raise Refuse("a report of a report (stated that he stated: the claim is two clauses down)")
     if len(reported) != 1:
         if root.i > 0 and doc[root.i - 1].dep_ in ("nsubj",) and any(t.text in (",", '"') for t in doc[: root.i]):
             raise Refuse("reporting clause without its claim parsed (Y, he said)")
@@ -153,6 +163,9 @@ def clear_scope(doc, root) -> None:
         raise Refuse("two verbs in a row (the parse may be wrong)")
     if headline(doc) and _noun_verb_doubt(doc, root, verb):
         raise Refuse("headline whose verb may be a noun (the parse may be wrong)")
+    lead = [t for t in doc[: verb.i] if t.lower_ in SUBORDINATORS]
+    if lead and not any(t.text in (",", ";", ":") for t in doc[lead[-1].i : verb.i]):
+        raise Refuse("a subordinator before the verb (Over 100 dead as typhoon slams: a subordinate clause)")
 
 
 def headline(doc) -> bool:

@@ -105,16 +105,17 @@ NATIONALITIES = NATIONALITIES | {
     "North Korean",
     "South African",
     "New Zealander",
-    "Kurdish",
-    "Chechen",
     "Philippine",
-    "Balinese",
 }
+# Peoples of a region or without a state ("Chechen" is no nationality: a Chechen prison is a Russian
+# one): replaced only by each other.
+PEOPLES = frozenset({"Kurdish", "Kurds", "Chechen", "Chechens", "Balinese", "Tibetan", "Tibetans", "Basque", "Catalan"})
+PEOPLES |= {"Uighur", "Uighurs", "Uyghur", "Uyghurs", "Kashmiri", "Kashmiris", "Tamil", "Tamils", "Pashtun", "Pashtuns"}
 # Nationals as a plural noun ("Americans", "Israelis").
 NATIONALS = frozenset(
-    """Afghans Americans Australians Brazilians Britons Canadians Chechens Chinese Cubans Egyptians Filipinos
+    """Afghans Americans Australians Brazilians Britons Canadians Chinese Cubans Egyptians Filipinos
     French Germans Greeks Indians Iranians Iraqis Irish Israelis Italians Japanese Jordanians Kenyans Koreans
-    Kurds Lebanese Libyans Mexicans Nigerians Pakistanis Palestinians Poles Russians Saudis Somalis Spaniards
+    Lebanese Libyans Mexicans Nigerians Pakistanis Palestinians Poles Russians Saudis Somalis Spaniards
     Sudanese Swedes Syrians Turks Ukrainians Yemenis""".split()
 )
 REGIONAL = frozenset(

@@ -118,18 +118,23 @@ def control_refusal(a: str, p: str) -> str | None:
     return control_difference(a, p) or paraphrase_veto(a, p)
 
 
-def generate(name: str, anchors, nlp, settings: SuiteSettings) -> Generated:
+def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) -> Generated:
     """Every pair of the suite, in anchor order then category order; refusals counted by reason.
 
     An anchor whose (A, P) is no paraphrase (``control_refusal``) gets no positive control
     (counted under positive_control) and keeps its other pairs: each of them is a valid change of
     its anchor, read by the tables that compare categories; the anchored statistics, which judge a
-    change against the anchor's paraphrase, skip it."""
+    change against the anchor's paraphrase, skip it. ``controls`` (the pairs scored at least
+    ``control_min_score``; None: every anchor) limits which (A, P) may be controls."""
     out = Generated()
     out.n_anchors = len(anchors)
     no_control = set()
     for i, (a, p) in enumerate(anchors):
-        why = control_refusal(a, p)
+        why = (
+            f"scored under control_min_score {settings.control_min_score:g} (may add or drop a detail)"
+            if controls is not None and (a, p) not in controls
+            else control_refusal(a, p)
+        )
         if why is not None:
             no_control.add(i)
             out.refuse("positive_control", why)
@@ -206,7 +211,11 @@ def build_suite(name: str, data_dir, parser_dir, settings: SuiteSettings, suite_
     pairs, language = keep_language(pairs, nlp.lang, where)
     anchors = select_anchors(pairs, max_anchors=settings.max_anchors, seed=settings.seed)
     log.info("%s: %d pairs kept, %d anchors", name, len(pairs), len(anchors))
-    generated = generate(name, anchors, nlp, settings)
+    controls = None
+    if settings.control_min_score is not None:
+        kw = {"min_score": settings.control_min_score, "score_max": settings.score_max}
+        controls = set(read_pairs(data_dir, settings.split, **kw, allow_none=True))
+    generated = generate(name, anchors, nlp, settings, controls)
     generated.source_language = language
     generated.audit = run_audit(generated, settings, name, audit_sample_path(suite_path))
     write_suite(generated, suite_path)

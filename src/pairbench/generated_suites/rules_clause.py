@@ -14,6 +14,7 @@ from pairbench.generated_suites.edits import (
     clear_scope,
     finite_verb,
     headline,
+    match_case,
     reads_title_case,
     rebuild,
 )
@@ -24,6 +25,8 @@ NO_PASSIVE = {"die", "happen", "arrive", "fall", "rise", "occur", "remain", "exi
 NO_PASSIVE |= {"emerge", "collapse", "surge", "soar", "plunge", "drop", "slip", "climb", "jump", "dip", "rally"}
 NO_PASSIVE |= {"tumble", "sink", "return", "resign", "retire", "disappear", "vanish", "erupt", "crash", "derail"}
 NO_PASSIVE |= {"gain", "slide", "sleep", "stand", "sit", "lie", "walk", "run", "speak", "talk", "live", "work"}
+# Adverbs of a move after a bare past form: the verb is active ("Shares closed lower").
+MOVES = {"lower", "higher", "up", "down", "flat", "firmer", "weaker", "stronger", "steady", "mixed"}
 DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
 HEDGE_ADVERBS = {"possibly", "perhaps", "probably", "reportedly", "apparently", "allegedly", "seemingly", "presumably"}
 # Words before a count that make it a bound, not a number of participants.
@@ -67,6 +70,31 @@ NOT_FOCUS = {
     "very",
 }
 POLARITY_ITEMS = {"any", "anyone", "anybody", "anything", "anywhere", "ever", "yet", "either", "whether", "at all"}
+# Phrases a removed not leaves ungrammatical ("not really all that important", "not X so much as Y").
+POLARITY_PHRASES = (" all that ", " so much as ", " much of a ", " in the least ", " one bit ", " a bit ")
+# Phrases that say the claim also holds of something else, or refer back to it: a not on the claim
+# contradicts them ("Along with Intel, the companies do not include ...", "... but others refused
+# to do so").
+PRESUPPOSING = (" along with ", " as well as ", " in addition to ", " together with ", " besides ", " do so ")
+PRESUPPOSING += (" did so ", " does so ", " doing so ", " done so ")
+# Participles that attribute or list after a comma (according to, including, saying): no result.
+LINKING_PARTICIPLES = {"according", "including", "excluding", "following", "regarding", "concerning", "depending"}
+LINKING_PARTICIPLES |= {
+    "citing",
+    "saying",
+    "adding",
+    "noting",
+    "arguing",
+    "claiming",
+    "calling",
+    "beginning",
+    "starting",
+}
+# Certainty adverbs: a hedge beside them contradicts them ("definitely may not").
+CERTAINTY_ADVERBS = {"definitely", "certainly", "surely", "undoubtedly", "clearly", "obviously", "absolutely"}
+# Participles of reporting or scheduling: "Deaths may have been confirmed", "may have been set for"
+# doubt the report or shift the event, not hedge it.
+REPORTED_PARTICIPLES = {"confirm", "report", "announce", "set", "schedule", "slate", "expect", "plan", "poise"}
 # Verbs of saying whose hedge, without a reported claim, doubts only the saying ("He may have said").
 SAYING = {"say", "tell", "add", "state", "claim", "report", "announce", "note", "write", "explain"}
 # Verbs of state: in a headline, "may have owned" would not be the same claim as "owns".
@@ -138,6 +166,9 @@ def _reduced_passive(doc, root) -> bool:
     participles = {p.lower() for p in getInflection(lemma, tag="VBN") or ()}
     if root.lower_ not in participles:
         return False
+    after = doc[root.i + 1] if root.i + 1 < len(doc) else None
+    if after is not None and after.lower_ in MOVES:
+        return False  # "Shares closed lower": an active verb of movement
     return not any(
         c.dep_ in ("dobj", "conj", "ccomp", "xcomp", "dative") or c.tag_ in ("VBD", "VBN") for c in root.children
     )
@@ -153,7 +184,7 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse("other negative words in the sentence")
     finite, has_aux = finite_verb(root)
     clear_scope(doc, root)
-    why = _negation_scope(doc, root, finite, negs)
+    why = _negation_scope(doc, root, finite, negs) or _presupposed(doc, root, negs)
     if why is not None:
         raise Refuse(why)
     if not negs and _adjective_fragment(doc, root, finite):
@@ -169,8 +200,31 @@ def negation(doc, ctx=None) -> Made:
         return Made(rebuild(doc, {finite.i: f"{finite.text} not"}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:
         raise Refuse("no finite verb in the main clause")
+    after = doc[root.i + 1] if root.i + 1 < len(doc) else None
+    if root.lemma_ == "have" and after is not None and after.pos_ == "ADP":
+        raise Refuse("have before a preposition (has among the strictest: no do-support)")
     do = DO_FORMS[root.tag_]
     return Made(rebuild(doc, {root.i: f"{do} not {_base(root)}"}), "negation:do_support")
+
+
+def _presupposed(doc, root, negs) -> str | None:
+    """Why the rest of the sentence would contradict a not added to (or removed from) the claim."""
+    text = " " + " ".join(t.lower_ for t in doc) + " "
+    if negs and any(p in text for p in POLARITY_PHRASES):
+        return "negative-polarity phrase (not all that, not X so much as Y) needs the not"
+    if negs:
+        return None
+    if any(p in text for p in PRESUPPOSING):
+        return "a phrase that presupposes the claim (along with, as well as, do so)"
+    if any(t.lower_ == "because" for t in doc[root.i :]):
+        return "a because clause (not ... because Y: the scope of not is ambiguous)"
+    if any(
+        t.tag_ == "VBG" and doc[t.i - 1].text == "," and t.lower_ not in LINKING_PARTICIPLES for t in doc[root.i + 2 :]
+    ):
+        return "a participle clause after the claim (..., making X the fastest: it asserts a result)"
+    if doc[0].lower_ == "also" or any(t.dep_ == "mark" and t.lower_ == "as" and t.head.i > root.i for t in doc):
+        return "also or an as clause beside the claim (as they edged Colorado: it restates the claim)"
+    return None
 
 
 def _negation_scope(doc, root, finite, negs) -> str | None:
@@ -234,6 +288,8 @@ def hedging(doc, ctx=None) -> Made:
     present = [t for t in doc if t.lower_ in HEDGE_WORDS]
     if present:
         return _unhedge(doc, root, present)
+    if any(t.lower_ in CERTAINTY_ADVERBS for t in doc):
+        raise Refuse("a certainty adverb (definitely may: the hedge contradicts it)")
     negs = [c for c in root.children if c.dep_ == "neg"]
     finite, has_aux = finite_verb(root)
     if negs or any(t.lower_ in NEGATIVE_WORDS for t in doc):
@@ -242,6 +298,8 @@ def hedging(doc, ctx=None) -> Made:
         raise Refuse("already has a modal")
     if finite.text.startswith("'"):
         raise Refuse("contracted auxiliary ('s, 're, 'm)")
+    if finite.i == root.i and finite.i > 0 and doc[finite.i - 1].dep_ == "advmod" and doc[finite.i - 1].tag_ == "RB":
+        raise Refuse("an adverb before the verb (officially may have designated)")
     if finite.lemma_ == "do" and finite.i != root.i:
         raise Refuse("emphatic do")
     base = _base(finite) if finite.i != root.i else _base(root)
@@ -256,6 +314,8 @@ def hedging(doc, ctx=None) -> Made:
     elif finite.tag_ in ("VBZ", "VBP"):
         new = f"may {base}"
     elif _adjective_fragment(doc, root, finite):
+        if _reduced_passive(doc, root) and base in REPORTED_PARTICIPLES:
+            raise Refuse("a participle of reporting or scheduling (confirmed, set for: the hedge shifts the event)")
         if _reduced_passive(doc, root):  # "Former president arrested" -> "... may have been arrested"
             return Made(rebuild(doc, {root.i: f"may have been {root.text}"}), "hedging:add_may_passive")
         raise Refuse("past-tense headline (may be a reduced passive)")
@@ -265,16 +325,18 @@ def hedging(doc, ctx=None) -> Made:
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:
-    """ "is not" -> "may not be", "does not" -> "may not" (present tense, a spelt-out not)."""
+    """ "is not" -> "might not be", "does not" -> "might not" (present tense, a spelt-out not):
+    might, since "may not" also reads as a ban ("The patient may not smoke")."""
     others = [t for t in doc if t.lower_ in NEGATIVE_WORDS and t not in negs]
     if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
         raise Refuse("negated clause (other than a present-tense auxiliary + not)")
     if finite.tag_ not in ("VBZ", "VBP") or finite.text.startswith("'"):
         raise Refuse("negated clause (other than a present-tense auxiliary + not)")
     if finite.lemma_ == "do" and finite.i != root.i:
-        return Made(rebuild(doc, {finite.i: "may"}), "hedging:add_may_negated")
+        return Made(rebuild(doc, {finite.i: match_case("might", finite.text)}), "hedging:add_may_negated")
     if finite.lemma_ in ("be", "have"):
-        return Made(rebuild(doc, {finite.i: "may", negs[0].i: f"not {finite.lemma_}"}), "hedging:add_may_negated")
+        edits = {finite.i: match_case("might", finite.text), negs[0].i: f"{negs[0].text} {finite.lemma_}"}
+        return Made(rebuild(doc, edits), "hedging:add_may_negated")
     raise Refuse("negated clause (other than a present-tense auxiliary + not)")
 
 

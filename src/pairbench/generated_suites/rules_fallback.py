@@ -119,6 +119,8 @@ def _step_refusal(doc, token) -> str | None:
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if token.lower_ in ("one", "1") or small_step(token.text) is None:
         return "number that counts no noun (an age, a rank, a value on a scale)"
+    if token.i > 0 and token.is_alpha and token.text[:1].isupper():
+        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"  # Big Four
     if prev is not None and (
         prev.text in ("-", ":", "/", "#", "&", "+")
         or any(t.lower_.rstrip(".") in _LABELS for t in doc[max(0, token.i - 2) : token.i])

@@ -89,8 +89,6 @@ def number_value(text: str) -> Decimal | None:
 
 
 def _times_ten(text: str) -> str:
-    if text.lower() in NUMBER_WORDS:
-        return match_case(NUMBER_WORDS[text.lower()], text)
     grouped = "," in text
     value = Decimal(text.replace(",", "")) * 10
     decimals = max(0, len(text.partition(".")[2]) - 1)
@@ -131,6 +129,8 @@ _SCALE_NOUNS = {
 _SCALES = {"hundred", "thousand", "million", "billion", "trillion", "bn", "m"}
 # Units whose value ten times larger is another unit's (100 cents is a dollar) or impossible.
 _BOUNDED_UNITS = {"percent": 100, "per cent": 100, "%": 100, "cents": 99, "cent": 99}
+# Units of weight and height: ten times a person's or a load's is out of reach.
+_BODY_UNITS = {"pounds", "pound", "lbs", "lb", "kg", "kilograms", "kilos", "stone", "feet", "foot", "ft", "cm"}
 # Counted nouns with a natural bound (players on a side, countries in the world, admissions a day).
 _NOUN_BOUNDS = {
     "players": 11,
@@ -249,6 +249,8 @@ def number_refusal(doc, token) -> str | None:
         and token.ent_iob_ == "I"
     ):
         return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
+    if token.i > 0 and token.is_alpha and token.text[:1].isupper():
+        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"  # Big Four
     if token.text.startswith("0") and len(token.text) > 1 and not token.text.startswith("0."):
         return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
     if token.head.lower_ in _SCALE_NOUNS:
@@ -273,8 +275,20 @@ def number_refusal(doc, token) -> str | None:
     return None
 
 
+def _x10_refusal(doc, token) -> str | None:
+    """Why ten times this count, though a count, would not fit the sentence: a handful written in
+    words (two women shear a sheep, six global powers, three drugs in a pill), a weight or a height
+    (260 pounds at age 15). The fallback's small step (two -> three, 260 -> 270) makes its pair."""
+    if token.lower_ in NUMBER_WORDS:
+        return "a handful in words (twenty women shear a sheep): ten times it passes what the scene allows"
+    if _unit(doc, token) in _BODY_UNITS:
+        return "ten times a weight or a height passes what a body or a load allows (2,600 pounds at 15)"
+    return None
+
+
 def numerical(doc, ctx=None) -> Made:
-    """The sentence's only number, when it counts a noun or an amount of money, times ten.
+    """The sentence's only number, in digits, when it counts a noun or an amount of money, times
+    ten (a count in words, a weight or a height takes the fallback's small step instead).
 
     A sentence with two or more numbers is refused: the others may depend on it ("three workers
     were two men and a woman", "rose $1.83 to $23.89", "seven of the 14"); so is a number inside
@@ -290,13 +304,10 @@ def numerical(doc, ctx=None) -> Made:
     token = counts[0] if counts else numbers[0]
     if token.lower_ in NUMBER_WORDS.values() or (number_value(token.text) is None):
         raise Refuse("number that counts no noun (an age, a rank, a value on a scale)")
-    why = number_refusal(doc, token)
+    why = number_refusal(doc, token) or _x10_refusal(doc, token)
     if why is not None:
         raise Refuse(why)
-    return Made(
-        rebuild(doc, {token.i: _times_ten(token.text)}),
-        "numerical:digits_x10" if token.text[0].isdigit() else "numerical:word_x10",
-    )
+    return Made(rebuild(doc, {token.i: _times_ten(token.text)}), "numerical:digits_x10")
 
 
 # Objects of "before" that make it spatial ("before a crowd", "before the court"): not a time.

@@ -19,10 +19,12 @@ from pairbench.generated_suites.gazetteer import (
     NATIONALS,
     ORGANISATIONS,
     PARTY_MEMBERS,
+    PEOPLES,
     REGIONAL,
     US_STATES,
     same_thing,
 )
+from pairbench.generated_suites.rules_fallback import small_step
 
 # Verbs whose two arguments can be exchanged without changing the meaning.
 SYMMETRIC = {"meet", "marry", "resemble", "equal", "match", "date", "fight", "hug", "kiss", "battle", "wrestle"}
@@ -115,6 +117,8 @@ def entity_swap(doc, ctx=None) -> Made:
     ):
         raise Refuse("bare noun object (takes office, takes part: an idiom, not a participant)")
     a, b = _argument(subj), _argument(obj)
+    if any(t.dep_ == "amod" and any(n.dep_ == "nummod" and n.i > t.i for n in span) for span in (a, b) for t in span):
+        raise Refuse("an adjective before a count (shot dead 30 miners: it goes with the verb)")
     if any(
         (t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0) and t.lower_.endswith("s") for t in (subj, obj)
     ):
@@ -152,6 +156,15 @@ _TITLES = {
     "queen",
     "prince",
     "princess",
+    "royal",
+    "monarch",
+    "monarchy",
+    "throne",
+    "crown",
+    "emperor",
+    "pm",
+    "premier",
+    "chancellor",
 }
 # Words that give a person's sex away: a name of the other sex would contradict them.
 _MALE = {
@@ -211,7 +224,7 @@ _FEMALE = {
 }
 # Words after an organisation's name that show it is a company (not an agency, court, party or team).
 _COMPANY_SUFFIXES = {"inc", "inc.", "corp", "corp.", "co", "co.", "ltd", "ltd.", "plc", "llc", "ag", "sa"}
-_PLACE_AND_GROUP_NAMES = (COUNTRIES, US_STATES, CITIES, NATIONALITIES, NATIONALS, REGIONAL, PARTY_MEMBERS)
+_PLACE_AND_GROUP_NAMES = (COUNTRIES, US_STATES, CITIES, NATIONALITIES, NATIONALS, PEOPLES, REGIONAL, PARTY_MEMBERS)
 
 
 def well_formed(ent) -> bool:
@@ -252,6 +265,7 @@ def fine_type(ent, company_texts=frozenset()) -> str | None:
             for k, names in (
                 ("nationality", NATIONALITIES),
                 ("nationals", NATIONALS),
+                ("people", PEOPLES),
                 ("regional", REGIONAL),
                 ("party", PARTY_MEMBERS),
             )
@@ -343,6 +357,17 @@ _INSTITUTIONS = {
     "capital",
     "king",
     "queen",
+    "prince",
+    "princess",
+    "royal",
+    "monarch",
+    "monarchy",
+    "throne",
+    "crown",
+    "emperor",
+    "pm",
+    "premier",
+    "chancellor",
     "senate",
     "congress",
     "regime",
@@ -356,6 +381,8 @@ _INSTITUTIONS = {
     "team",
     "squad",
 }
+# "the island nation", "the country": a description that may name the same place as the entity.
+_DESCRIBED_PLACE = re.compile(r"\bthe (\w+ )?(nation|country|kingdom|republic|island|emirate)\b")
 _TICKER = re.compile(r"^[A-Z]{1,5}\.[A-Z]{1,2}$|^(NYSE|NASDAQ|Nasdaq)$")
 _CONTEXT_LABELS = {"PERSON", "GPE", "LOC", "NORP", "ORG", "FAC", "PRODUCT", "EVENT"}
 
@@ -389,6 +416,8 @@ def _context_refusal(doc, ent) -> str | None:
         and (ent.label_ == "PERSON" or ORGANISATIONS.get(ent.text) != "company")
     ):
         return "a place beside a person or a body (Putin ... Russia's election, Taliban ... Afghanistan)"
+    if ent.label_ in ("GPE", "NORP") and _DESCRIBED_PLACE.search(doc.text.lower()):
+        return "a description of the place beside its name (the island nation ... Taiwan's epidemic)"
     if ent.label_ in ("GPE", "NORP") and others:
         return "another name in the sentence (the place may be tied to it: rebels leave besieged Homs)"
     if (
@@ -499,6 +528,7 @@ def near_miss(doc, ctx) -> Made:
                 why = "person of unknown sex (a name of the other sex may contradict the sentence)"
                 continue
         candidates = ctx.entities.get(f"{kind}:{gender}" if gender else kind, [])
+        step = (small_step(ent.text) or "").lower() if ent.label_ == "CARDINAL" else ""
         pool = [
             t
             for t in candidates
@@ -507,6 +537,7 @@ def near_miss(doc, ctx) -> Made:
             and t not in HISTORICAL
             and not same_thing(t, ent.text)
             and (ent.label_ not in _NUMERIC_TYPES or same_number_form(ent.text, t) and modest_change(ent.text, t))
+            and t.lower() != step  # the numerical rule's small step: the two categories stay apart
         ]
         if not pool:
             continue

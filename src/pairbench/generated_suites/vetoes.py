@@ -174,6 +174,8 @@ def _kind(text: str) -> str:
 
 def paraphrase_veto(a: str, p: str) -> str | None:
     """Why an anchor's (A, P) is no paraphrase after all, or None."""
+    if any(re.search(r"[-_=*#~]{3}", text) for text in (a, p)):
+        return "a run of dashes or symbols (------ news text: not fluent)"
     if _kind(a) != _kind(p):
         return "question, exclamation or statement differs"
     if _sentences(a) != _sentences(p):
