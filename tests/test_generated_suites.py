@@ -936,6 +936,9 @@ def test_every_row_of_the_stsb_suite(tmp_path):
     assert seen["positive_control"] >= 500
     assert seen["negation"] >= 0.5 * generated.n_anchors  # quantified subjects and possibility modals refused
     assert seen["hedging"] >= 0.45 * generated.n_anchors  # 789 of 1,605 (2026-11-24)
+    # a negative control is a fluent sentence: no other paraphrase with an unbalanced quote (a fragment)
+    assert all(row[3].count('"') % 2 == 0 for row in generated.rows if row[1] == "negative_control")
+    assert generated.refusals["negative_control"]["other paraphrase has an unbalanced quote (a fragment)"] > 0
 
 
 def test_control_min_score_keeps_controls_of_the_higher_scored_pairs_only(smoke_suite, tmp_path):

@@ -174,6 +174,8 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
             other = anchors[(i + shift) % n][1]
             if other.lower() in (a.lower(), p.lower()):
                 out.refuse("negative_control", "other paraphrase equals this one")
+            elif other.count('"') % 2:
+                out.refuse("negative_control", "other paraphrase has an unbalanced quote (a fragment)")
             else:
                 add(anchor_id, "negative_control", a, other, "negative_control:other_paraphrase")
     if not any(row[1] in RULE_CATEGORIES for row in out.rows):
