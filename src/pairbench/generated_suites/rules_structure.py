@@ -139,6 +139,10 @@ def entity_swap(doc, ctx=None) -> Made:
 # The types near_miss replaces, each within a fine type it can check (see fine_type).
 ENTITY_TYPES = ("PERSON", "GPE", "ORG", "NORP", "CARDINAL", "MONEY", "PERCENT")
 _NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
+# Rulers, monarchies and heads of government: a title before a name (Prince Harry, Chancellor
+# Merkel) and an office after a place (Britain's new prince, Syria's PM) not every country has.
+_RULERS = {"king", "queen", "prince", "princess", "emperor", "pm", "premier", "chancellor"}
+_RULERS |= {"royal", "monarch", "monarchy", "throne", "crown"}
 _TITLES = {
     "mr",
     "mr.",
@@ -152,19 +156,7 @@ _TITLES = {
     "sir",
     "lady",
     "lord",
-    "king",
-    "queen",
-    "prince",
-    "princess",
-    "royal",
-    "monarch",
-    "monarchy",
-    "throne",
-    "crown",
-    "emperor",
-    "pm",
-    "premier",
-    "chancellor",
+    *_RULERS,
 }
 # Words that give a person's sex away: a name of the other sex would contradict them.
 _MALE = {
@@ -355,19 +347,7 @@ _INSTITUTIONS = {
     "security",
     "election",
     "capital",
-    "king",
-    "queen",
-    "prince",
-    "princess",
-    "royal",
-    "monarch",
-    "monarchy",
-    "throne",
-    "crown",
-    "emperor",
-    "pm",
-    "premier",
-    "chancellor",
+    *_RULERS,
     "senate",
     "congress",
     "regime",
