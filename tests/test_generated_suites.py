@@ -33,6 +33,7 @@ from pairbench.generated_suites.generate import (
     build_suite,
     load_parser,
 )
+from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_fallback import (
     near_miss_attribute,
     numerical_step,
@@ -40,6 +41,7 @@ from pairbench.generated_suites.rules_fallback import (
     small_step,
 )
 from pairbench.generated_suites.rules_structure import entity_inventory
+from pairbench.generated_suites.vetoes import fragment_veto
 from pairbench.study.anchored import (
     anchor_wins,
     anchored,
@@ -52,6 +54,111 @@ SMOKE = REPO / "resources" / "smoke" / "graded_sts"
 
 # (category, anchor, expected A' or None when the rule must refuse, rule or refusal reason)
 # Kinds of pair a blind reader found invalid in the third audit: each now refused, with its reason.
+# The fifth reading's failures, each refused or written otherwise, and the caption fragments read.
+ROUND_FIVE_CASES = [
+    ("hedging", "The people had awakened.", None, "a past perfect (had reached: may have had reached is no English)"),
+    (
+        "hedging",
+        "The new toilets were to be unveiled this summer.",
+        None,
+        "be + to (were to be unveiled: a plan, may have been to be is no English)",
+    ),
+    ("hedging", "I hope everything is OK!", None, "a claim someone hopes for (I hope everything may be OK: no hedge)"),
+    (
+        "negation",
+        "Congress passed similar restrictions only to see the president veto them.",
+        None,
+        "a phrase that presupposes the claim (along with, as well as, do so)",
+    ),
+    (
+        "negation",
+        "The ideology was built around expansion, so yes - VIOLENT expansion.",
+        None,
+        "an emphatic yes after the claim (so yes - VIOLENT expansion: it restates the claim)",
+    ),
+    (
+        "negation",
+        "He projected the drug will be available within five years.",
+        "He projected the drug will not be available within five years.",
+        "negation:insert_not",
+    ),
+    (
+        "entity_swap",
+        "Carney sets high bar to change at BoE",
+        None,
+        "object with a complement after it (sets high bar to change: it goes with the object)",
+    ),
+    (
+        "negation",
+        "A woman rapidly fires a handgun.",
+        None,
+        "an adverb before the verb (rapidly does not fire: not lands on the adverb)",
+    ),
+    (
+        "negation",
+        "The patient reportedly stopped taking the medicine.",
+        "The patient reportedly did not stop taking the medicine.",
+        "negation:do_support",
+    ),
+    (
+        "negation",
+        "Investigators uncovered a bone fragment on Thursday, but it turned out to be an animal bone.",
+        None,
+        "a but clause about the claim's object (..., but it turned out to be: it presupposes the claim)",
+    ),
+    (
+        "negation",
+        "Sometimes I fantasize about having power.",
+        None,
+        "a frequency adverb (sometimes I do not: both can be true)",
+    ),
+    (
+        "negation",
+        "It's also a strategic win for the company.",
+        None,
+        "not before an adverb that does not take it (not also, not now, not pretty)",
+    ),
+    (
+        "negation",
+        "It's pretty difficult to imagine.",
+        None,
+        "not before an adverb that does not take it (not also, not now, not pretty)",
+    ),
+    ("negation", "A man walking down the stairs.", "A man not walking down the stairs.", "negation:caption_not"),
+    ("negation", "Two dogs running through a field.", "Two dogs not running through a field.", "negation:caption_not"),
+    ("entity_swap", "A woman slicing an onion.", "An onion slicing a woman.", "entity_swap:caption"),
+    (
+        "entity_swap",
+        "A man is playing guitar.",
+        None,
+        "bare instrument or game after play (playing guitar: Guitar is playing reads as broken)",
+    ),
+    (
+        "entity_swap",
+        "A young men jumps off rocks.",
+        None,
+        "a before a plural (a young men: the source disagrees with itself)",
+    ),
+    (
+        "hedging",
+        "The ideology was built around expansion, so yes, expansion.",
+        None,
+        "a certainty adverb (definitely may: the hedge contradicts it)",
+    ),
+    (
+        "quantifier",
+        "Several relatives were in court, but few neighbours attended the trial.",
+        None,
+        "contrast with the others (some cases ... others): the exchange contradicts it",
+    ),
+    (
+        "near_miss",
+        "Qatar's emir hands power to his son",
+        None,
+        "an office or institution the entity names (Ukrainian parliament, UN security council)",
+    ),
+]
+
 ROUND_FOUR_CASES = [
     (
         "negation",
@@ -196,7 +303,7 @@ CASES = [
     ("negation", "The man did not cut the paper.", "The man cut the paper.", "negation:remove_do"),
     ("negation", "He never eats meat.", None, "negated with a word other than not/n't"),
     ("negation", "Is the man playing?", None, "question"),
-    ("negation", "A man playing a guitar.", None, "no verb at the root (a fragment or headline)"),
+    ("negation", "A man playing a guitar.", "A man not playing a guitar.", "negation:caption_not"),
     ("negation", "He'd left early.", None, "contracted auxiliary ('d, 'll, 've)"),
     ("negation", "No one came.", None, "other negative words in the sentence"),
     (
@@ -489,6 +596,7 @@ CASES = [
     ),
     ("negation", "Son of evangelist kills himself The son has killed himself.", None, "more than one sentence"),
     *ROUND_FOUR_CASES,
+    *ROUND_FIVE_CASES,
     (
         "temporal",
         "The river flooded the fields after the heavy rain.",
@@ -800,12 +908,12 @@ def test_rule_on_hard_sentences(nlp, category, anchor, expected, outcome):
         "Barack Obama met his wife in Paris.",
     ]
     ctx = Context(entity_inventory([nlp(s) for s in inventory]), np.random.default_rng(0))
-    if expected is None:
+    if expected is None:  # the main rule's reason (a fallback's refusals: test_caption_rules_refuse)
         with pytest.raises(Refuse) as refused:
             apply_rule(category, nlp(anchor), ctx)
         assert refused.value.reason == outcome
     else:
-        made = apply_rule(category, nlp(anchor), ctx)
+        made = apply_rules(category, nlp(anchor), ctx, Generated())
         assert (made.text, made.rule) == (expected, outcome)
 
 
@@ -864,6 +972,36 @@ def test_small_step_keeps_form_and_magnitude():
     assert all(len(rules) >= 1 for rules in FALLBACKS.values())
 
 
+@pytest.mark.parametrize(
+    "rule, anchor, reason",
+    [
+        (
+            negation_caption,
+            "Some dogs running through a field.",
+            "quantified subject (some/many ... not does not deny the claim)",
+        ),
+        (
+            negation_caption,
+            "A man walking while a woman watches.",
+            "caption with a second verb (the not would cover one of them only)",
+        ),
+        (negation_caption, "A man is walking down the stairs.", "not a caption fragment"),
+        (negation_caption, "A dog with a red collar running on sand.", "no participle right after the caption's noun"),
+        (
+            entity_swap_caption,
+            "Man riding a surfboard on a wave.",
+            "caption argument without an article (Man riding a surfboard: the swap reads as broken)",
+        ),
+        (entity_swap_caption, "The two dogs chasing a ball.", "arguments differ in number (the verb would disagree)"),
+        (entity_swap_caption, "A man walking down the stairs.", "no second argument (object or by-agent)"),
+    ],
+)
+def test_caption_rules_refuse(nlp, rule, anchor, reason):
+    with pytest.raises(Refuse) as refused:
+        rule(nlp(anchor))
+    assert refused.value.reason == reason
+
+
 def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
     """An independent reading of the rule: which tokens may appear or disappear."""
     category, _, variant = rule.partition(":")
@@ -875,7 +1013,7 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return sum(gone.values()) == 1 and sum(new.values()) == 1 and len(tokens(a)) == len(tokens(b))
     if category == "negation":
         neg = {"not", "n't"}
-        if variant == "insert_not":
+        if variant in ("insert_not", "caption_not"):
             return not gone and new == Counter({"not": 1})
         if variant == "remove_not":
             return not new and set(gone) <= neg | {"ca", "wo"} or set(new) <= {"can", "will"}
@@ -935,10 +1073,22 @@ def test_every_row_of_the_stsb_suite(tmp_path):
     assert seen["positive_control"] + refused == generated.n_anchors
     assert seen["positive_control"] >= 500
     assert seen["negation"] >= 0.5 * generated.n_anchors  # quantified subjects and possibility modals refused
-    assert seen["hedging"] >= 0.45 * generated.n_anchors  # 789 of 1,605 (2026-11-24)
+    assert seen["hedging"] >= 0.45 * generated.n_anchors  # 759 of 1,605 (2026-11-24)
     # a negative control is a fluent sentence: no other paraphrase with an unbalanced quote (a fragment)
     assert all(row[3].count('"') % 2 == 0 for row in generated.rows if row[1] == "negative_control")
     assert generated.refusals["negative_control"]["other paraphrase has an unbalanced quote (a fragment)"] > 0
+    # nor one cut off, with a word lost (two spaces) or with two words that never meet
+    controls = [row[3] for row in generated.rows if row[1] == "negative_control"]
+    assert not any(fragment_veto(text) for text in controls)
+    assert (
+        generated.refusals["negative_control"][
+            "other paraphrase has two spaces where a word was (bought the  cover-up)"
+        ]
+        > 0
+    )
+    # an anchor with a lost word (two spaces) makes no pair at all
+    assert not any("  " in row[2].strip() for row in generated.rows)
+    assert generated.refusals["negation"]["two spaces where a word was in the anchor (an  game)"] == 8
 
 
 def test_control_min_score_keeps_controls_of_the_higher_scored_pairs_only(smoke_suite, tmp_path):

@@ -12,7 +12,7 @@ from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites import generate as gen
 from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
 from pairbench.generated_suites.edits import Made
-from pairbench.generated_suites.vetoes import changed, pair_veto, paraphrase_veto
+from pairbench.generated_suites.vetoes import changed, fragment_veto, pair_veto, paraphrase_veto
 
 SMOKE = REPO / "resources" / "smoke" / "graded_sts"
 
@@ -92,6 +92,34 @@ def test_paraphrase_veto(a, p, expected):
 def test_changed_span():
     assert changed("A man plays the guitar.", "A man may play the guitar.") == (6, "plays", "may play")
     assert changed("U.S. bans carry-on liquids", "U.S. bans do not carry-on liquids") == (10, "", "do not")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("A kitten is playing with a blue rope toy.", None),
+        ("Asteroid passes Earth in fly-by", None),
+        ("Neander's revised version\"?", "other paraphrase has an unbalanced quote (a fragment)"),
+        (
+            "YOU FOOLS..bought the  cover-up..hook..",
+            "other paraphrase has two spaces where a word was (bought the  cover-up)",
+        ),
+        (
+            "he said that the family lived under the protection of the king after iraq issued its",
+            "other paraphrase ends in a determiner, preposition or conjunction (cut off)",
+        ),
+        (
+            "A little girl running at on the shore of a beach.",
+            "other paraphrase has a doubled word or two words that never meet (at on)",
+        ),
+        (
+            "voted Voted It's definitely not what it used to be.",
+            "other paraphrase has a doubled word or two words that never meet (at on)",
+        ),
+    ],
+)
+def test_fragment_veto(text, expected):
+    assert fragment_veto(text) == expected
 
 
 def _rows(path):

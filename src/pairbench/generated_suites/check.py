@@ -65,7 +65,7 @@ def _one_replace(a, b, allowed) -> bool:
 
 def _negation(a, b, variant) -> bool:
     ops = _ops(a, b)
-    if variant == "insert_not":
+    if variant in ("insert_not", "caption_not"):
         return ops == [("insert", [], ["not"])]
     if variant == "remove_not":
         return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])]) or (

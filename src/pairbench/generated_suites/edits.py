@@ -60,7 +60,14 @@ REPORTING_VERBS = {
     "hope",
     "expect",
     "fear",
+    "vow",
+    "pledge",
+    "promise",
+    "project",
+    "forecast",
 }
+# Verbs of wishing: a hedge inside what they hope for ("I hope everything may be OK") is no hedge.
+WISHING = {"hope", "wish", "pray", "want"}
 # Words that open a subordinate clause: a verb after one, with no comma between, is not the claim's.
 SUBORDINATORS = {"as", "while", "when", "whereas", "because", "since", "although", "though", "if", "unless"}
 # `n't` contractions whose host changes when the negation goes: ca(n't) -> can, wo(n't) -> will.
@@ -161,7 +168,7 @@ def clear_scope(doc, root) -> None:
     before = doc[verb.i - 1] if verb.i > 0 else None
     if before is not None and before.tag_.startswith("VB") and before.dep_ not in ("aux", "auxpass"):
         raise Refuse("two verbs in a row (the parse may be wrong)")
-    if headline(doc) and _noun_verb_doubt(doc, root, verb):
+    if (headline(doc) or doc.text.islower()) and _noun_verb_doubt(doc, root, verb):
         raise Refuse("headline whose verb may be a noun (the parse may be wrong)")
     lead = [t for t in doc[: verb.i] if t.lower_ in SUBORDINATORS]
     if lead and not any(t.text in (",", ";", ":") for t in doc[lead[-1].i : verb.i]):

@@ -15,8 +15,9 @@ from pairbench.core.io import atomic_write_text
 from pairbench.generated_suites.anchors import read_pairs, select_anchors
 from pairbench.generated_suites.audit import run_audit
 from pairbench.generated_suites.check import check_pair, control_difference
-from pairbench.generated_suites.config import RULE_CATEGORIES, SuiteSettings
+from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings
 from pairbench.generated_suites.edits import Refuse, title_case
+from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_clause import hedging, negation
 from pairbench.generated_suites.rules_fallback import (
     near_miss_attribute,
@@ -30,7 +31,7 @@ from pairbench.generated_suites.rules_structure import (
     near_miss,
 )
 from pairbench.generated_suites.source import keep_language
-from pairbench.generated_suites.vetoes import pair_veto, paraphrase_veto
+from pairbench.generated_suites.vetoes import fragment_veto, pair_veto, paraphrase_veto
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,8 @@ RULES = {
 # Narrower rules tried, in order, only for an anchor whose category's main rule refused it; they
 # never draw from the generator's random stream, so the main rules' pairs stay as they are.
 FALLBACKS = {
+    "negation": (negation_caption,),
+    "entity_swap": (entity_swap_caption,),
     "numerical": (numerical_step,),
     "quantifier": (quantifier_positional,),
     "near_miss": (near_miss_attribute,),
@@ -159,6 +162,11 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
 
     for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
         anchor_id = f"a{i:05d}"
+        if "  " in a.strip():  # "Cone threw an  game.": a word the source lost; every pair would carry the gap
+            for category in filter(settings.wants, GENERATED_CATEGORIES):
+                if category != "positive_control" or i not in no_control:  # counted there already
+                    out.refuse(category, "two spaces where a word was in the anchor (an  game)")
+            continue
         if settings.wants("positive_control") and i not in no_control:
             add(anchor_id, "positive_control", a, p, "positive_control:paraphrase")
         for category in RULE_CATEGORIES:
@@ -174,8 +182,8 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
             other = anchors[(i + shift) % n][1]
             if other.lower() in (a.lower(), p.lower()):
                 out.refuse("negative_control", "other paraphrase equals this one")
-            elif other.count('"') % 2:
-                out.refuse("negative_control", "other paraphrase has an unbalanced quote (a fragment)")
+            elif (why := fragment_veto(other)) is not None:
+                out.refuse("negative_control", why)
             else:
                 add(anchor_id, "negative_control", a, other, "negative_control:other_paraphrase")
     if not any(row[1] in RULE_CATEGORIES for row in out.rows):

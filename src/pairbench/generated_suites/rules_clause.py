@@ -8,6 +8,7 @@ from pairbench.generated_suites.edits import (
     CONTRACTED_HOSTS,
     NEAR_NEGATIVE_WORDS,
     NEGATIVE_WORDS,
+    WISHING,
     Made,
     Refuse,
     claim_clause,
@@ -75,7 +76,15 @@ POLARITY_PHRASES = (" all that ", " so much as ", " much of a ", " in the least 
 # Phrases that say the claim also holds of something else, or refer back to it: a not on the claim
 # contradicts them ("Along with Intel, the companies do not include ...", "... but others refused
 # to do so").
-PRESUPPOSING = (" along with ", " as well as ", " in addition to ", " together with ", " besides ", " do so ")
+PRESUPPOSING = (
+    " along with ",
+    " as well as ",
+    " in addition to ",
+    " together with ",
+    " besides ",
+    " do so ",
+    " only to ",
+)
 PRESUPPOSING += (" did so ", " does so ", " doing so ", " done so ")
 # Participles that attribute or list after a comma (according to, including, saying): no result.
 LINKING_PARTICIPLES = {"according", "including", "excluding", "following", "regarding", "concerning", "depending"}
@@ -91,10 +100,17 @@ LINKING_PARTICIPLES |= {
     "starting",
 }
 # Certainty adverbs: a hedge beside them contradicts them ("definitely may not").
-CERTAINTY_ADVERBS = {"definitely", "certainly", "surely", "undoubtedly", "clearly", "obviously", "absolutely"}
+CERTAINTY_ADVERBS = {"definitely", "certainly", "surely", "undoubtedly", "clearly", "obviously", "absolutely", "yes"}
 # Participles of reporting or scheduling: "Deaths may have been confirmed", "may have been set for"
 # doubt the report or shift the event, not hedge it.
 REPORTED_PARTICIPLES = {"confirm", "report", "announce", "set", "schedule", "slate", "expect", "plan", "poise"}
+# Adverbs of frequency: "Sometimes I do not" does not deny "Sometimes I do".
+FREQUENCY_ADVERBS = {"sometimes", "often", "usually", "occasionally", "always", "frequently", "generally", "normally"}
+FREQUENCY_ADVERBS |= {"typically", "mostly", "regularly", "constantly", "routinely"}
+# Adverbs that "not" does not go before ("It's not also", "are not now lucky", "not pretty difficult").
+NOT_BEFORE = {"also", "now", "pretty", "still", "already", "even", "quite", "rather", "fairly", "too", "really"}
+# Subjects of a later clause that point back at the claim's object ("but it turned out").
+BACK_POINTING = {"it", "this", "that", "they"}
 # Verbs of saying whose hedge, without a reported claim, doubts only the saying ("He may have said").
 SAYING = {"say", "tell", "add", "state", "claim", "report", "announce", "note", "write", "explain"}
 # Verbs of state: in a headline, "may have owned" would not be the same claim as "owns".
@@ -197,14 +213,23 @@ def negation(doc, ctx=None) -> Made:
         after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
         if after is not None and after.lower_ in HEDGE_ADVERBS | {"likely"}:
             raise Refuse("not before a hedge adverb (not probably: no denial)")
+        if after is not None and after.lower_ in NOT_BEFORE:
+            raise Refuse("not before an adverb that does not take it (not also, not now, not pretty)")
         return Made(rebuild(doc, {finite.i: f"{finite.text} not"}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:
         raise Refuse("no finite verb in the main clause")
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
     if root.lemma_ == "have" and after is not None and after.pos_ == "ADP":
         raise Refuse("have before a preposition (has among the strictest: no do-support)")
+    if _adverb_before(doc, root) and doc[root.i - 1].lower_ not in HEDGE_ADVERBS:  # "reportedly did not" reads
+        raise Refuse("an adverb before the verb (rapidly does not fire: not lands on the adverb)")
     do = DO_FORMS[root.tag_]
     return Made(rebuild(doc, {root.i: f"{do} not {_base(root)}"}), "negation:do_support")
+
+
+def _adverb_before(doc, verb) -> bool:
+    """An adverb right before a verb with no auxiliary ("rapidly fires", "officially designates")."""
+    return verb.i > 0 and doc[verb.i - 1].dep_ == "advmod" and doc[verb.i - 1].tag_ == "RB"
 
 
 def _presupposed(doc, root, negs) -> str | None:
@@ -216,6 +241,8 @@ def _presupposed(doc, root, negs) -> str | None:
         return None
     if any(p in text for p in PRESUPPOSING):
         return "a phrase that presupposes the claim (along with, as well as, do so)"
+    if any(t.lower_ == "yes" for t in doc[root.i + 1 :]):
+        return "an emphatic yes after the claim (so yes - VIOLENT expansion: it restates the claim)"
     if any(t.lower_ == "because" for t in doc[root.i :]):
         return "a because clause (not ... because Y: the scope of not is ambiguous)"
     if any(
@@ -224,7 +251,15 @@ def _presupposed(doc, root, negs) -> str | None:
         return "a participle clause after the claim (..., making X the fastest: it asserts a result)"
     if doc[0].lower_ == "also" or any(t.dep_ == "mark" and t.lower_ == "as" and t.head.i > root.i for t in doc):
         return "also or an as clause beside the claim (as they edged Colorado: it restates the claim)"
+    if any(_but_refers_back(root, c) for c in root.children if c.dep_ == "conj" and c.i > root.i):
+        return "a but clause about the claim's object (..., but it turned out to be: it presupposes the claim)"
     return None
+
+
+def _but_refers_back(root, conj) -> bool:
+    """ "X found a bone, but it turned out ...": the later clause's pronoun is the claim's object."""
+    but = any(c.lower_ == "but" and c.dep_ == "cc" and c.i < conj.i for c in root.children)
+    return but and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in BACK_POINTING for c in conj.children)
 
 
 def _negation_scope(doc, root, finite, negs) -> str | None:
@@ -243,6 +278,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         if counted and not definite and any(t.lower_ in APPROXIMATORS for t in words if t.i < counted[-1].i):
             # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
             return "approximate count as subject (as many as, at least, up to ...: not does not deny it)"
+    if not negs and any(t.lower_ in FREQUENCY_ADVERBS for t in doc):
+        return "a frequency adverb (sometimes I do not: both can be true)"
     if finite.lower_ in WEAK_MODALS or any(c.lower_ in WEAK_MODALS for c in root.children if c.dep_ == "aux"):
         return "modal of possibility (may not does not deny may)"
     if (
@@ -298,10 +335,13 @@ def hedging(doc, ctx=None) -> Made:
         raise Refuse("already has a modal")
     if finite.text.startswith("'"):
         raise Refuse("contracted auxiliary ('s, 're, 'm)")
-    if finite.i == root.i and finite.i > 0 and doc[finite.i - 1].dep_ == "advmod" and doc[finite.i - 1].tag_ == "RB":
+    if finite.i == root.i and _adverb_before(doc, root):
         raise Refuse("an adverb before the verb (officially may have designated)")
     if finite.lemma_ == "do" and finite.i != root.i:
         raise Refuse("emphatic do")
+    why = _hedge_form_refusal(doc, root, finite)
+    if why is not None:
+        raise Refuse(why)
     base = _base(finite) if finite.i != root.i else _base(root)
     if any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") for c in root.children):
         raise Refuse("coordinated verbs (the hedge would cover one of them only)")
@@ -322,6 +362,17 @@ def hedging(doc, ctx=None) -> Made:
     else:  # past: may have + participle
         new = f"may have {inflect(base, 'VBN')}"
     return Made(rebuild(doc, {finite.i: new}), "hedging:add_may")
+
+
+def _hedge_form_refusal(doc, root, finite) -> str | None:
+    """Why may (have) cannot go on this verb: a past perfect, a be-to future, a wished-for claim."""
+    if finite.lemma_ == "have" and finite.tag_ == "VBD" and finite.i != root.i:
+        return "a past perfect (had reached: may have had reached is no English)"
+    if finite.i + 1 < len(doc) and doc[finite.i + 1].lower_ == "to" and finite.lemma_ == "be":
+        return "be + to (were to be unveiled: a plan, may have been to be is no English)"
+    if root.dep_ == "ccomp" and root.head.lemma_.lower() in WISHING:
+        return "a claim someone hopes for (I hope everything may be OK: no hedge)"
+    return None
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:

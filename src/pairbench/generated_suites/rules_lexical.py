@@ -663,7 +663,7 @@ def _quantifier_refusal(doc, token) -> str | None:
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
     if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
         return "quantifier in a result clause (so lucrative that many ...: the exchange may break its link)"
-    if any(t.lower_ in ("other", "others", "rest") for t in doc if t.i > token.i):
+    if any(t.lower_ in ("other", "others", "rest", "few", "many", "most") for t in doc if t.i > token.i):
         return "contrast with the others (some cases ... others): the exchange contradicts it"
     return None
 

@@ -52,7 +52,7 @@ _PRONOUN_TAGS = ("PRP", "PRP$", "WP", "WDT", "EX")
 _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantmod", "punct"}
 
 
-def _argument(token):
+def argument(token):
     """The contiguous noun phrase of an argument (determiner, modifiers, head), or refuse."""
     if token.tag_ in _PRONOUN_TAGS or token.pos_ == "PRON":
         raise Refuse("pronoun argument (case would change)")
@@ -67,7 +67,11 @@ def _argument(token):
         raise Refuse("argument with a clause, coordination or prepositional phrase")
     if span[-1].i - span[0].i + 1 != len(span) or span[-1].i != token.i:
         raise Refuse("argument is not a simple contiguous noun phrase")
+    if span[0].lower_ in ("a", "an") and token.tag_ in ("NNS", "NNPS"):
+        raise Refuse("a before a plural (a young men: the source disagrees with itself)")
     doc = token.doc
+    if token.i + 2 < len(doc) and doc[token.i + 1].text == "," and doc[token.i + 2].tag_ in ("NN", "NNS"):
+        raise Refuse("argument followed by a comma and a noun (liquids, gels: a list the parse missed)")
     before = doc[span[0].i - 1] if span[0].i > 0 else None
     after = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if (before is not None and before.whitespace_ == "" and (before.is_alpha or before.text == "-")) or (
@@ -77,11 +81,11 @@ def _argument(token):
     return doc[span[0].i : span[-1].i + 1]
 
 
-def _plural(token) -> bool:
+def plural(token) -> bool:
     return token.tag_ in ("NNS", "NNPS")
 
 
-def _phrase(span, *, first: bool) -> str:
+def phrase(span, *, first: bool) -> str:
     """The argument's words; a leading determiner takes the case of its new position."""
     words = [t.text_with_ws for t in span]
     if span[0].tag_ == "DT" or span[0].pos_ != "PROPN" and not span[0].text.isupper():
@@ -116,7 +120,11 @@ def entity_swap(doc, ctx=None) -> Made:
         and not any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in obj.children)
     ):
         raise Refuse("bare noun object (takes office, takes part: an idiom, not a participant)")
-    a, b = _argument(subj), _argument(obj)
+    if root.lemma_ == "play" and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss") for c in obj.children):
+        raise Refuse("bare instrument or game after play (playing guitar: Guitar is playing reads as broken)")
+    if any(c.dep_ == "xcomp" and c.i > obj.i for c in root.children):
+        raise Refuse("object with a complement after it (sets high bar to change: it goes with the object)")
+    a, b = argument(subj), argument(obj)
     if any(t.dep_ == "amod" and any(n.dep_ == "nummod" and n.i > t.i for n in span) for span in (a, b) for t in span):
         raise Refuse("an adjective before a count (shot dead 30 miners: it goes with the verb)")
     if any(
@@ -125,14 +133,14 @@ def entity_swap(doc, ctx=None) -> Made:
         raise Refuse("proper noun ending in s (its number is unsure: Homs, Lucent Technologies)")
     if {t.lower_ for t in a if t.is_alpha and not t.is_stop} & {t.lower_ for t in b if t.is_alpha and not t.is_stop}:
         raise Refuse("arguments share a word (myanmar government ... myanmar)")
-    if _plural(subj) != _plural(obj):
+    if plural(subj) != plural(obj):
         raise Refuse("arguments differ in number (the verb would disagree)")
     if a.text.lower() == b.text.lower():
         raise Refuse("identical arguments")
     tokens = [t.text_with_ws for t in doc]
     tail_a, tail_b = a[-1].whitespace_, b[-1].whitespace_
-    out = "".join(tokens[: a.start]) + _phrase(b, first=a.start == 0) + tail_a
-    out += "".join(tokens[a.end : b.start]) + _phrase(a, first=False) + tail_b + "".join(tokens[b.end :])
+    out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + tail_a
+    out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + tail_b + "".join(tokens[b.end :])
     return Made(out.strip(), rule)
 
 
@@ -142,7 +150,7 @@ _NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
 # Rulers, monarchies and heads of government: a title before a name (Prince Harry, Chancellor
 # Merkel) and an office after a place (Britain's new prince, Syria's PM) not every country has.
 _RULERS = {"king", "queen", "prince", "princess", "emperor", "pm", "premier", "chancellor"}
-_RULERS |= {"royal", "monarch", "monarchy", "throne", "crown"}
+_RULERS |= {"royal", "monarch", "monarchy", "throne", "crown", "emir", "sheikh", "sultan", "shah", "tsar"}
 _TITLES = {
     "mr",
     "mr.",
@@ -382,7 +390,10 @@ def _context_refusal(doc, ent) -> str | None:
     if ent.label_ == "ORG" and prev is not None and prev.lower_ == "of":
         return "a company after of (a bottle of Coca Cola: its product)"
     head = ent.root.head
-    if head.i >= ent.end and head.lemma_.lower() in _INSTITUTIONS | {w.rstrip("s") for w in _INSTITUTIONS}:
+    owner = doc[ent.end + 1] if ent.end + 1 < len(doc) and doc[ent.end].tag_ == "POS" else None  # the parse may miss it
+    if (head.i >= ent.end and head.lemma_.lower() in _INSTITUTIONS | {w.rstrip("s") for w in _INSTITUTIONS}) or (
+        owner is not None and owner.lower_ in _INSTITUTIONS
+    ):
         return "an office or institution the entity names (Ukrainian parliament, UN security council)"
     if ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound"):
         return "a nationality used as a noun (Swiss vote, Saudi to give)"

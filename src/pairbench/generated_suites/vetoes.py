@@ -17,10 +17,11 @@ REPORTING = {
     "accuse", "allege", "announce", "believe", "claim", "consider", "deny", "insist", "pledge",
     "promise", "report", "say", "state", "suspect", "tell", "think", "threaten", "vow", "warn",
 }  # fmt: skip
-# Verbs with two objects: "bail granted X" and "X granted bail" can mean the same.
+# Verbs with two objects, or an object and its complement: "bail granted X" and "X granted bail"
+# can mean the same; "EU declares Hezbollah's wing terror group" has no second participant.
 DITRANSITIVE = {
     "award", "bring", "give", "grant", "hand", "lend", "offer", "owe", "pay", "promise", "sell",
-    "send", "show", "teach", "tell",
+    "send", "show", "teach", "tell", "declare", "name", "label", "brand", "elect",
 }  # fmt: skip
 # Light-verb idioms: (verb lemma, object noun) that name no second participant.
 IDIOM_OBJECTS = {"sense", "place", "part", "note", "care", "sure", "way", "effect", "time", "hold", "shape"}
@@ -48,6 +49,13 @@ STOP = {
 }  # fmt: skip
 # More content words than this in one sentence of an anchor and not the other: no paraphrase.
 MAX_CHANGED = 4
+# A sentence whose last word is one of these was cut off ("... after iraq issued its").
+DANGLING = {
+    "a", "an", "the", "its", "their", "his", "her", "our", "my", "your", "of", "to", "in", "on",
+    "at", "for", "with", "and", "or", "but", "from", "by", "that", "into", "than",
+}  # fmt: skip
+# A word written twice, or two words no sentence puts side by side ("running at on the shore").
+_BROKEN = re.compile(r"\b(\w+) \1\b|\b(at on|on at|a the|the a|an the)\b", re.IGNORECASE)
 
 
 def changed(a: str, b: str) -> tuple[int, str, str]:
@@ -96,8 +104,10 @@ def _negation(doc, a, made):
         return "negation of one of coordinated verbs"
     start, old, new = changed(a, made.text)
     verb = (a[start:].split() or [""])[0] if not old else old
-    if "-" in new or "-" in verb or any(t.tag_ in ("NNS", "NN") and t.dep_ == "ROOT" for t in doc):
+    if "-" in new or "-" in verb:
         return "negation inside a noun phrase"
+    if made.rule != "negation:caption_not" and any(t.tag_ in ("NNS", "NN") and t.dep_ == "ROOT" for t in doc):
+        return "negation inside a noun phrase"  # a caption's participle is the one a noun root may hold
     return None
 
 
@@ -170,6 +180,20 @@ def _sentences(text: str) -> int:
 def _kind(text: str) -> str:
     end = text.rstrip().rstrip("\"')]")
     return end[-1:] if end[-1:] in ("?", "!") else "."
+
+
+def fragment_veto(text: str) -> str | None:
+    """Why a source sentence is no fluent sentence (a negative control's other paraphrase), or None."""
+    if text.count('"') % 2:
+        return "other paraphrase has an unbalanced quote (a fragment)"
+    if "  " in text.strip():
+        return "other paraphrase has two spaces where a word was (bought the  cover-up)"
+    words = text.split()
+    if words and words[-1].lower() in DANGLING:
+        return "other paraphrase ends in a determiner, preposition or conjunction (cut off)"
+    if _BROKEN.search(text):
+        return "other paraphrase has a doubled word or two words that never meet (at on)"
+    return None
 
 
 def paraphrase_veto(a: str, p: str) -> str | None:

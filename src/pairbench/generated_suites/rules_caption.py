@@ -1,0 +1,82 @@
+"""Rules for caption fragments: a noun phrase and the participle that says what it does.
+
+Image and video captions often leave out "is" ("A man walking down the stairs.", "Two dogs
+running on sand"), and the parser then finds no finite verb, so the clause rules refuse them.
+``negation:caption_not`` is a fallback (see ``generate.FALLBACKS``): ``not`` goes before the
+participle ("A man not walking down the stairs."), the fragment stays a fragment, and the pair
+denies what the caption shows. ``entity_swap:caption``, a fallback too, swaps the caption's noun
+phrase and the participle's object, each with its article ("A woman slicing an onion." -> "An
+onion slicing a woman."). Both are deterministic and draw nothing from the random stream.
+
+Refused: a caption with a second verb (the not would cover one of them only), a quantified or
+approximate subject (some dogs not running does not deny the caption), a participle after a
+comma or a preposition (a description, not the caption's claim) and anything with a negative
+word already.
+"""
+
+from __future__ import annotations
+
+from pairbench.generated_suites.edits import NEAR_NEGATIVE_WORDS, NEGATIVE_WORDS, Made, Refuse, rebuild
+from pairbench.generated_suites.rules_clause import SCOPE_QUANTIFIERS
+from pairbench.generated_suites.rules_structure import SYMMETRIC, argument, phrase, plural
+
+# Words the subject of a caption may hold: articles, counts, adjectives, nouns.
+_SUBJECT_TAGS = {"DT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "VBN", "HYPH", "PRP$", "POS", "CC"}
+
+
+def _caption_parts(doc):
+    """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse."""
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    if len(roots) != 1 or doc.text.rstrip().endswith(("?", "!")):
+        raise Refuse("not a one-sentence caption")
+    root = roots[0]
+    if root.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in root.children):
+        participle = root  # "A passenger train waiting in a station."
+        if not any(c.dep_ == "nsubj" for c in root.children):
+            raise Refuse("caption participle without a subject")
+    elif root.tag_ in ("NN", "NNS"):
+        participle = next((c for c in root.children if c.dep_ == "acl" and c.tag_ == "VBG"), None)
+        if participle is None or participle.i != root.i + 1:
+            raise Refuse("no participle right after the caption's noun")
+    else:
+        raise Refuse("not a caption fragment")
+    subject = doc[: participle.i]
+    if not subject or subject[-1].tag_ not in ("NN", "NNS") or any(t.tag_ not in _SUBJECT_TAGS for t in subject):
+        raise Refuse("caption subject is not a plain noun phrase")
+    return subject, participle
+
+
+def negation_caption(doc, ctx=None) -> Made:
+    """ "A man walking down the stairs." -> "A man not walking down the stairs." """
+    subject, participle = _caption_parts(doc)
+    if any(t.lower_ in NEGATIVE_WORDS | NEAR_NEGATIVE_WORDS or t.dep_ == "neg" for t in doc):
+        raise Refuse("other negative words in the sentence")
+    if any(t.lower_ in SCOPE_QUANTIFIERS for t in subject):
+        raise Refuse("quantified subject (some/many ... not does not deny the claim)")
+    verbs = [t for t in doc if t.pos_ in ("VERB", "AUX") and t.i != participle.i and t.i >= participle.i]
+    if any(t.tag_ != "VBN" or t.dep_ != "amod" for t in verbs):
+        raise Refuse("caption with a second verb (the not would cover one of them only)")
+    return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:caption_not")
+
+
+def entity_swap_caption(doc, ctx=None) -> Made:
+    """ "A woman slicing an onion." -> "An onion slicing a woman." (articles go with their nouns)."""
+    subject, participle = _caption_parts(doc)
+    if participle.lemma_.lower() in SYMMETRIC:
+        raise Refuse("symmetric verb (meet, marry, ...)")
+    obj = next((c for c in participle.children if c.dep_ == "dobj"), None)
+    if obj is None:
+        raise Refuse("no second argument (object or by-agent)")
+    thing = argument(obj)
+    if any(t.pos_ in ("VERB", "AUX") and t.i > participle.i and t.dep_ != "amod" for t in doc):
+        raise Refuse("caption with a second verb (the swap would cover one of them only)")
+    if any(span[0].lower_ not in ("a", "an", "the") for span in (subject, thing)):
+        raise Refuse("caption argument without an article (Man riding a surfboard: the swap reads as broken)")
+    if plural(subject[-1]) != plural(obj):
+        raise Refuse("arguments differ in number (the verb would disagree)")
+    if {t.lower_ for t in subject if not t.is_stop} & {t.lower_ for t in thing if not t.is_stop}:
+        raise Refuse("arguments share a word (myanmar government ... myanmar)")
+    tokens = [t.text_with_ws for t in doc]
+    out = phrase(thing, first=True) + subject[-1].whitespace_ + "".join(tokens[subject.end : thing.start])
+    out += phrase(subject, first=False) + thing[-1].whitespace_ + "".join(tokens[thing.end :])
+    return Made(out.strip(), "entity_swap:caption")
