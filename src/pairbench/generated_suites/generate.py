@@ -31,7 +31,7 @@ from pairbench.generated_suites.rules_structure import (
     near_miss,
 )
 from pairbench.generated_suites.source import keep_language
-from pairbench.generated_suites.vetoes import fragment_veto, pair_veto, paraphrase_veto
+from pairbench.generated_suites.vetoes import fragment_veto, lost_word, pair_veto, paraphrase_veto
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
 
     for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
         anchor_id = f"a{i:05d}"
-        if "  " in a.strip():  # "Cone threw an  game.": a word the source lost; every pair would carry the gap
+        if lost_word(a):  # every pair would carry the gap
             for category in filter(settings.wants, GENERATED_CATEGORIES):
                 if category != "positive_control" or i not in no_control:  # counted there already
                     out.refuse(category, "two spaces where a word was in the anchor (an  game)")

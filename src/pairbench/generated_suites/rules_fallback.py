@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
-from pairbench.generated_suites.rules_lexical import LABELS, NAME_TYPES, count_bound, numbers_in
+from pairbench.generated_suites.rules_lexical import LABELS, NAME_TYPES, count_bound, name_number, numbers_in
 
 # Number words and the next value in words (one is left out: the noun's number would change).
 STEP_WORDS = {
@@ -119,8 +119,8 @@ def _step_refusal(doc, token) -> str | None:
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if token.lower_ in ("one", "1") or small_step(token.text) is None:
         return "number that counts no noun (an age, a rank, a value on a scale)"
-    if token.i > 0 and token.is_alpha and token.text[:1].isupper():
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"  # Big Four
+    if name_number(token):
+        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
     if prev is not None and (
         prev.text in ("-", ":", "/", "#", "&", "+")
         or any(t.lower_.rstrip(".") in _LABELS for t in doc[max(0, token.i - 2) : token.i])

@@ -249,8 +249,8 @@ def number_refusal(doc, token) -> str | None:
         and token.ent_iob_ == "I"
     ):
         return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
-    if token.i > 0 and token.is_alpha and token.text[:1].isupper():
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"  # Big Four
+    if name_number(token):
+        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
     if token.text.startswith("0") and len(token.text) > 1 and not token.text.startswith("0."):
         return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
     if token.head.lower_ in _SCALE_NOUNS:
@@ -273,6 +273,11 @@ def number_refusal(doc, token) -> str | None:
     if value == 2 and any(f" {w} " in text for w in _PAIRED):
         return "a pair (each other, between, both): ten times two contradicts the sentence"
     return None
+
+
+def name_number(token) -> bool:
+    """A number word capitalised inside the sentence: part of a name (the Big Four)."""
+    return token.i > 0 and token.is_alpha and token.text[:1].isupper()
 
 
 def _x10_refusal(doc, token) -> str | None:
