@@ -41,6 +41,7 @@ from pairbench.generated_suites.rules_fallback import (
     small_step,
 )
 from pairbench.generated_suites.rules_structure import entity_inventory
+from pairbench.generated_suites.rules_temporal import temporal_opening
 from pairbench.generated_suites.vetoes import fragment_veto
 from pairbench.study.anchored import (
     anchor_wins,
@@ -55,6 +56,49 @@ SMOKE = REPO / "resources" / "smoke" / "graded_sts"
 # (category, anchor, expected A' or None when the rule must refuse, rule or refusal reason)
 # Kinds of pair a blind reader found invalid in the third audit: each now refused, with its reason.
 # The fifth reading's failures, each refused or written otherwise, and the caption fragments read.
+# Headlines the tagger reads right are no longer refused for a verb that may be a noun; the ones
+# whose other reading is possible still are, and early/late moves a named time (a fallback).
+ROUND_SIX_CASES = [
+    ("negation", "Storm delays start of Republican convention", "Storm does not delay start of Republican convention",
+     "negation:do_support"),
+    ("hedging", "Syrian troops push into strategic rebelheld town",
+     "Syrian troops may have pushed into strategic rebelheld town", "hedging:add_may"),
+    ("hedging", "Two dogs are running in a grassy field", "Two dogs may be running in a grassy field",
+     "hedging:add_may"),
+    ("negation", "FAA lifts ban on U.S. flights to Tel Aviv", None,
+     "headline whose verb may be a noun (the parse may be wrong)"),
+    ("hedging", "Rogers, Videotron extend reach with network-sharing deal", None,
+     "headline whose verb may be a noun (the parse may be wrong)"),
+    ("negation", "Hrithik Roshan, wife Sussanne part ways", None,
+     "headline whose verb may be a noun (the parse may be wrong)"),
+    ("negation", "Housing starts up 6.8% in May", None, "headline whose verb may be a noun (the parse may be wrong)"),
+    ("temporal", "Earlier Thursday, the board formally rejected the bid.",
+     "Later Thursday, the board formally rejected the bid.", "temporal:opening"),
+    ("temporal", "An hour later, the helicopter fired two missiles.",
+     "An hour earlier, the helicopter fired two missiles.", "temporal:opening"),
+    ("temporal", "Warnings might go up for Cuba later Thursday.", None,
+     "earlier/later without than (= previously, afterwards, later Thursday)"),
+    ("hedging", "Power crisis continues in Seemandhra", None,
+     "an ongoing verb in a headline (crisis continues: may have continued moves it to the past)"),
+    ("hedging", "They are now lucky to catch one.", None,
+     "an adverb after be (are now lucky: may be now lucky, the adverb goes before be)"),
+    ("hedging", "The clinic was being targeted by the police.", None,
+     "a progressive passive (was being targeted: may have been being is no English)"),
+    ("negation", "Protests sweep Brazil despite concession", None,
+     "a phrase that presupposes the claim (along with, as well as, do so)"),
+    ("negation", "Police helicopter crashes into pub in Glasgow - several casualties", None,
+     "a headline's part after a dash (- several casualties: it reports what the claim caused)"),
+    ("negation", (
+        "On Wednesday, the total of National Guard and Reserve members called to active duty worldwide stood at"
+        " 154,603."
+    ), None,
+     "a finite verb the parse left unattached (members called to duty stood at: the parse may be wrong)"),
+    ("negation", "Two reported dead in shooting at Empire State Building", None,
+     "a count with no noun before a participle (Two not reported dead is no English)"),
+    ("temporal", "The king died late Friday after a long illness.", None,
+     "a result after its cause (died after a stroke, shares fell after)"),
+]  # fmt: skip
+
 ROUND_FIVE_CASES = [
     ("hedging", "The people had awakened.", None, "a past perfect (had reached: may have had reached is no English)"),
     (
@@ -597,6 +641,7 @@ CASES = [
     ("negation", "Son of evangelist kills himself The son has killed himself.", None, "more than one sentence"),
     *ROUND_FOUR_CASES,
     *ROUND_FIVE_CASES,
+    *ROUND_SIX_CASES,
     (
         "temporal",
         "The river flooded the fields after the heavy rain.",
@@ -861,6 +906,16 @@ FALLBACK_CASES = [
 
 # The fallback rules keep the main rules' stricter refusals: (rule, anchor, its refusal)
 FALLBACK_REFUSALS = [
+    (
+        temporal_opening,
+        "The warnings went up later Thursday.",
+        "no opening earlier/later on a weekday or after a duration, or a second time word",
+    ),
+    (
+        temporal_opening,
+        "A man recovers his stolen car 42 years later.",
+        "no opening earlier/later on a weekday or after a duration, or a second time word",
+    ),
     (near_miss_attribute, "A man is walking in Paris.", "no colour, weekday, month or person word it can change"),
     (near_miss_attribute, "A man is talking to Obama.", "no colour, weekday, month or person word it can change"),
     (
@@ -932,11 +987,11 @@ def test_fallback_rule_on_hard_sentences(nlp, category, anchor, expected, outcom
     else:
         made = apply_rules(category, nlp(anchor), ctx, out)
         assert (made.text, made.rule) == (expected, outcome)
-        assert out.fallback_rules == (
-            {outcome}
-            if outcome.split(":")[1] in ("small_step", "colour", "day_or_month", "person_sex", "positional")
-            else set()
-        )
+        try:
+            main = apply_rule(category, nlp(anchor), Context({}, np.random.default_rng(0))).rule
+        except Refuse:
+            main = None
+        assert out.fallback_rules == (set() if main == outcome else {outcome})
         assert check_pair(made.rule, anchor, made.text)
     assert ctx.rng.bit_generator.state == state  # fallbacks never draw from the generator's stream
 
@@ -1294,6 +1349,12 @@ def test_the_parser_folder_is_checked_as_a_spacy_pipeline(tmp_path):
             "the two sentences differ in a name (a person or place in one only)",
         ),
         ("Some men are fighting.", "Two men are fighting.", "the two sentences differ in a number"),
+        (
+            "Microsoft says to cut up to 18,000 jobs",
+            "Microsoft to cut 18,000 jobs in overhaul",
+            "the two sentences differ in a number",
+        ),
+        ("Forty people died in the fire.", "40 people died in the blaze.", None),
         (
             "The doctor may refer the patient to a specialist.",
             "The physician might send the patient to a specialist.",

@@ -20,9 +20,9 @@ from pairbench.generated_suites.rules_lexical import (
     QUANTIFIERS_PARTITIVE,
     QUANTIFIERS_PLURAL,
     QUANTIFIERS_SINGULAR,
-    TEMPORAL,
     number_value,
 )
+from pairbench.generated_suites.rules_temporal import TEMPORAL
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|'\w+|[\w.,]*\d[\w.,]*\d|\w+|[^\w\s]")
 
@@ -241,7 +241,8 @@ def control_difference(a: str, p: str) -> str | None:
     ta, tp = tokens(a), tokens(p)
 
     def numbers(ts):
-        return {number_value(t) or t for t in ts if t in _NUMBER_WORDS or number_value(t) is not None}
+        counts = {number_value(t) or t for t in ts if t in _NUMBER_WORDS or number_value(t) is not None}
+        return counts | _bounds(ts)
 
     def negations(ts):  # how many: "does not pay" and "pays no" are both one negation
         return sum(t in _NEGATIONS for t in ts)
@@ -260,6 +261,22 @@ def control_difference(a: str, p: str) -> str | None:
     if _names(a) - set(tp) or _names(p) - set(ta):
         return "the two sentences differ in a name (a person or place in one only)"
     return None
+
+
+# Words that bound a number ("up to 18,000", "nearly 40"): a paraphrase that drops one changes it.
+_BOUNDS = {("up", "to"), ("at", "least"), ("at", "most"), ("more", "than"), ("less", "than"), ("fewer", "than")}
+_BOUNDS |= {(w,) for w in ("nearly", "almost", "about", "around", "approximately", "roughly")}
+
+
+def _bounds(ts: list[str]) -> set[tuple]:
+    """The bounds that stand right before a number ("up to 18,000" -> ("up", "to"))."""
+    return {
+        bound
+        for i, t in enumerate(ts)
+        if t in _NUMBER_WORDS or number_value(t) is not None
+        for bound in _BOUNDS
+        if tuple(ts[max(0, i - len(bound)) : i]) == bound
+    }
 
 
 def _names(text: str) -> set[str]:

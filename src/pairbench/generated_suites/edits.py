@@ -168,6 +168,10 @@ def clear_scope(doc, root) -> None:
     before = doc[verb.i - 1] if verb.i > 0 else None
     if before is not None and before.tag_.startswith("VB") and before.dep_ not in ("aux", "auxpass"):
         raise Refuse("two verbs in a row (the parse may be wrong)")
+    if any(c.dep_ == "dep" and c.tag_ in ("VBD", "VBZ", "VBP") for c in root.children):
+        raise Refuse(
+            "a finite verb the parse left unattached (members called to duty stood at: the parse may be wrong)"
+        )
     if (headline(doc) or doc.text.islower()) and _noun_verb_doubt(doc, root, verb):
         raise Refuse("headline whose verb may be a noun (the parse may be wrong)")
     lead = [t for t in doc[: verb.i] if t.lower_ in SUBORDINATORS]
@@ -181,19 +185,45 @@ def headline(doc) -> bool:
 
 
 def _noun_verb_doubt(doc, root, verb) -> bool:
-    """In a headline, a verb that may be a noun after a noun that may be a verb ("Videotron extend
-    reach with ...") or before a plural that may be a verb ("alps massacre girl returns to uk")."""
+    """In a headline, a parse the tagger may have got backwards: the word before the verb read
+    as the verb, with the verb as its object ("FAA lifts ban" parsed with "ban" as the verb), or
+    a later plural that may be the verb ("alps massacre girl returns to uk"). An auxiliary settles
+    the verb ("A dog is running"). The other reading needs the word before the verb to be a verb
+    that agrees with a subject before it: "Storm delays start" has none, "Syrian troops push" has
+    an adjective there."""
     from lemminflect import getAllLemmas
 
-    def can_be(token, upos):
-        return upos in getAllLemmas(token.lower_)
+    def can_be(token, upos, unknown=True):
+        lemmas = getAllLemmas(token.lower_)
+        return upos in lemmas if lemmas else unknown  # a word lemminflect does not know: a name
 
+    if verb is not root or verb.lemma_.lower() in ("be", "have"):
+        return False
+    if not can_be(root, "VERB"):
+        return True  # "Sussanne part ways": the tagger's verb is no verb
     before = doc[verb.i - 1] if verb.i > 0 else None
-    if before is not None and before.tag_ in ("NN", "NNS") and can_be(before, "VERB") and can_be(root, "NOUN"):
-        return True
+    if before is not None and before.tag_ in ("NN", "NNS", "NNP") and can_be(root, "NOUN"):
+        mistagged = before.tag_ != "NNP" and not can_be(before, "NOUN")  # "Videotron extend reach"
+        mistagged |= before.lower_.endswith("ing") and before.i == 0  # "Housing starts": one noun
+        if mistagged or (can_be(before, "VERB", unknown=False) and _subject_for(doc, before)):
+            return True
     return any(
-        t.tag_ == "NNS" and can_be(t, "VERB") and t.lower_.endswith("s") and t.dep_ != "pobj" for t in doc[root.i + 1 :]
+        t.tag_ == "NNS" and can_be(t, "VERB", unknown=False) and t.lower_.endswith("s") and t.dep_ != "pobj"
+        for t in doc[root.i + 1 :]
     )
+
+
+def _subject_for(doc, word) -> bool:
+    """Whether the words before `word` could be its subject were it a verb: a singular noun before
+    "lifts" ("FAA lifts"), a plural, a list or a pronoun before "extend" ("Rogers, Videotron
+    extend")."""
+    if word.i == 0:
+        return False
+    prev = doc[word.i - 1]
+    if word.lower_.endswith("s"):
+        return prev.tag_ in ("NN", "NNP") or prev.lower_ in ("he", "she", "it")
+    listed = any(t.text == "," or t.lower_ == "and" for t in doc[: word.i])
+    return prev.tag_ in ("NNS", "NNPS") or prev.lower_ in ("i", "we", "you", "they") or (listed and prev.tag_ == "NNP")
 
 
 def finite_verb(root):

@@ -24,12 +24,13 @@ from pairbench.generated_suites.rules_fallback import (
     numerical_step,
     quantifier_positional,
 )
-from pairbench.generated_suites.rules_lexical import numerical, quantifier, temporal
+from pairbench.generated_suites.rules_lexical import numerical, quantifier
 from pairbench.generated_suites.rules_structure import (
     entity_inventory,
     entity_swap,
     near_miss,
 )
+from pairbench.generated_suites.rules_temporal import temporal, temporal_opening
 from pairbench.generated_suites.source import keep_language
 from pairbench.generated_suites.vetoes import fragment_veto, lost_word, pair_veto, paraphrase_veto
 
@@ -52,6 +53,7 @@ FALLBACKS = {
     "numerical": (numerical_step,),
     "quantifier": (quantifier_positional,),
     "near_miss": (near_miss_attribute,),
+    "temporal": (temporal_opening,),
 }
 SUITE_COLUMNS = ("pair_id", "category", "sentence1", "sentence2", "anchor", "rule")
 

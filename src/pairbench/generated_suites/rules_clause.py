@@ -73,9 +73,9 @@ NOT_FOCUS = {
 POLARITY_ITEMS = {"any", "anyone", "anybody", "anything", "anywhere", "ever", "yet", "either", "whether", "at all"}
 # Phrases a removed not leaves ungrammatical ("not really all that important", "not X so much as Y").
 POLARITY_PHRASES = (" all that ", " so much as ", " much of a ", " in the least ", " one bit ", " a bit ")
-# Phrases that say the claim also holds of something else, or refer back to it: a not on the claim
-# contradicts them ("Along with Intel, the companies do not include ...", "... but others refused
-# to do so").
+# Phrases that say the claim also holds of something else, or refer back to it, or that it held
+# against the odds: a not on the claim contradicts them ("Along with Intel, the companies do not
+# include ...", "... but others refused to do so", "Protests do not sweep Brazil despite concession").
 PRESUPPOSING = (
     " along with ",
     " as well as ",
@@ -84,6 +84,8 @@ PRESUPPOSING = (
     " besides ",
     " do so ",
     " only to ",
+    " despite ",
+    " in spite of ",
 )
 PRESUPPOSING += (" did so ", " does so ", " doing so ", " done so ")
 # Participles that attribute or list after a comma (according to, including, saying): no result.
@@ -204,6 +206,8 @@ def negation(doc, ctx=None) -> Made:
     if why is not None:
         raise Refuse(why)
     if not negs and _adjective_fragment(doc, root, finite):
+        if _reduced_passive(doc, root) and _bare_count(doc, root):
+            raise Refuse("a count with no noun before a participle (Two not reported dead is no English)")
         if _reduced_passive(doc, root):  # "Former president arrested" -> "Former president not arrested"
             return Made(rebuild(doc, {root.i: f"not {root.text}"}), "negation:insert_not")
         raise Refuse("past-tense headline (may be a reduced passive)")
@@ -227,6 +231,14 @@ def negation(doc, ctx=None) -> Made:
     return Made(rebuild(doc, {root.i: f"{do} not {_base(root)}"}), "negation:do_support")
 
 
+def _bare_count(doc, root) -> bool:
+    """ "Two reported dead", "two found dead": the participle's subject is a number alone."""
+    subject = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")]
+    return any(t.like_num and not any(c.dep_ != "punct" for c in t.children) for t in subject) or (
+        root.i > 0 and doc[root.i - 1].like_num
+    )
+
+
 def _adverb_before(doc, verb) -> bool:
     """An adverb right before a verb with no auxiliary ("rapidly fires", "officially designates")."""
     return verb.i > 0 and doc[verb.i - 1].dep_ == "advmod" and doc[verb.i - 1].tag_ == "RB"
@@ -241,6 +253,8 @@ def _presupposed(doc, root, negs) -> str | None:
         return None
     if any(p in text for p in PRESUPPOSING):
         return "a phrase that presupposes the claim (along with, as well as, do so)"
+    if headline(doc) and any(t.text in ("-", "--", "–") and doc[t.i - 1].whitespace_ for t in doc[root.i + 1 :]):
+        return "a headline's part after a dash (- several casualties: it reports what the claim caused)"
     if any(t.lower_ == "yes" for t in doc[root.i + 1 :]):
         return "an emphatic yes after the claim (so yes - VIOLENT expansion: it restates the claim)"
     if any(t.lower_ == "because" for t in doc[root.i :]):
@@ -364,6 +378,13 @@ def hedging(doc, ctx=None) -> Made:
     return Made(rebuild(doc, {finite.i: new}), "hedging:add_may")
 
 
+# Adverbs that go before "be" once may comes in ("are now lucky" -> "may now be lucky").
+BEFORE_BE = {"now", "still", "already", "always", "also", "just", "often", "usually", "sometimes", "even", "ever"}
+BEFORE_BE |= {"currently", "again", "never", "once"}
+# Verbs whose headline present tense reports a state that goes on, not a past event.
+ONGOING = {"continue", "remain", "stay", "persist", "linger", "last", "keep"}
+
+
 def _hedge_form_refusal(doc, root, finite) -> str | None:
     """Why may (have) cannot go on this verb: a past perfect, a be-to future, a wished-for claim."""
     if finite.lemma_ == "have" and finite.tag_ == "VBD" and finite.i != root.i:
@@ -372,6 +393,13 @@ def _hedge_form_refusal(doc, root, finite) -> str | None:
         return "be + to (were to be unveiled: a plan, may have been to be is no English)"
     if root.dep_ == "ccomp" and root.head.lemma_.lower() in WISHING:
         return "a claim someone hopes for (I hope everything may be OK: no hedge)"
+    if any(c.lower_ == "being" for c in root.children if c.dep_ in ("aux", "auxpass")):
+        return "a progressive passive (was being targeted: may have been being is no English)"
+    after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
+    if finite.lemma_ == "be" and after is not None and after.lower_ in BEFORE_BE:
+        return "an adverb after be (are now lucky: may be now lucky, the adverb goes before be)"
+    if headline(doc) and finite.i == root.i and _base(root) in ONGOING:
+        return "an ongoing verb in a headline (crisis continues: may have continued moves it to the past)"
     return None
 
 

@@ -1,4 +1,4 @@
-"""One-word rules: numerical (an order of magnitude), temporal (inverted relation), quantifier."""
+"""One-word rules: numerical (an order of magnitude) and quantifier."""
 
 from __future__ import annotations
 
@@ -51,9 +51,6 @@ LABELS = {
     "iphone",
     "#",
 }
-TEMPORAL = {"before": "after", "after": "before", "earlier": "later", "later": "earlier"}
-# Verbs whose particle "after" is no temporal relation (look after, take after, name after).
-_PHRASAL = {"look", "take", "name", "go", "run", "come", "chase", "seek", "ask"}
 # Quantifier exchanges that keep the noun's number (and so the verb's agreement).
 QUANTIFIERS_PLURAL = {
     "all": "some",
@@ -174,7 +171,7 @@ NAME_TYPES = {
 }
 
 
-def _is_year(token) -> bool:
+def is_year(token) -> bool:
     return bool(re.fullmatch(r"\d{4}", token.text)) and 1000 <= int(token.text) <= 2100
 
 
@@ -183,7 +180,7 @@ def numbers_in(doc):
     stand alone); years and ranks (first, second) are not counts and are left out."""
     out = []
     for token in doc:
-        if _is_year(token) or token.lower_ in _SCALES and token.i > 0 and doc[token.i - 1].like_num:
+        if is_year(token) or token.lower_ in _SCALES and token.i > 0 and doc[token.i - 1].like_num:
             continue
         if token.ent_type_ == "ORDINAL" or token.tag_ in ("JJ", "RB") and token.lower_ not in ("dozen", "dozens"):
             continue  # first, second: ranks, not counts
@@ -313,246 +310,6 @@ def numerical(doc, ctx=None) -> Made:
     if why is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: _times_ten(token.text)}), "numerical:digits_x10")
-
-
-# Objects of "before" that make it spatial ("before a crowd", "before the court"): not a time.
-_AUDIENCES = {
-    "crowd",
-    "audience",
-    "court",
-    "judge",
-    "jury",
-    "committee",
-    "panel",
-    "congress",
-    "parliament",
-    "senate",
-    "camera",
-    "cameras",
-    "public",
-    "house",
-    "mirror",
-    "eyes",
-}
-# Results that come only after their cause ("died after a stroke"): inverted, the pair is absurd.
-_CAUSAL_HEADS = {
-    "die",
-    "kill",
-    "injure",
-    "hospitalize",
-    "hospitalise",
-    "release",
-    "recover",
-    "outrage",
-    "confirm",
-    "condemn",
-    "mourn",
-}
-# Results that follow an event they respond to (flooded after the rain, arrested after the robbery):
-# with after, the inversion puts the result before its cause.
-_RESPONSE_HEADS = {
-    "flood",
-    "treat",
-    "develop",
-    "reopen",
-    "arrest",
-    "charge",
-    "convict",
-    "sentence",
-    "rescue",
-    "evacuate",
-    "repair",
-    "rebuild",
-    "resume",
-    "heal",
-    "investigate",
-    "apologize",
-    "apologise",
-    "resign",
-    "respond",
-    "react",
-    "compensate",
-    "sue",
-    "fine",
-    "collapse",
-    "fall",
-    "rise",
-    "drop",
-    "surge",
-    "jump",
-    "plunge",
-    "soar",
-    "slump",
-    "remain",
-    "stay",
-    "close",
-    "draw",
-    "end",
-    "cancel",
-    "suspend",
-    "ban",
-    "warn",
-    "protest",
-    "thank",
-    "celebrate",
-    "admit",
-    "discharge",
-}
-# Events that cause what follows them (a crash, a storm, a dose): after them, a result is likely.
-_CAUSE_EVENTS = {
-    "rain",
-    "storm",
-    "flood",
-    "crash",
-    "accident",
-    "robbery",
-    "attack",
-    "bombing",
-    "explosion",
-    "blast",
-    "fire",
-    "earthquake",
-    "quake",
-    "dose",
-    "injection",
-    "vaccination",
-    "surgery",
-    "operation",
-    "renovation",
-    "repair",
-    "collapse",
-    "arrest",
-    "verdict",
-    "ruling",
-    "decision",
-    "death",
-    "injury",
-    "illness",
-    "infection",
-    "outbreak",
-    "shooting",
-    "killing",
-    "strike",
-    "war",
-    "invasion",
-    "recovering",
-    "scandal",
-    "report",
-    "complaint",
-    "warning",
-}
-_DAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tonight"}
-
-
-def _temporal_refusal(doc, token) -> str | None:
-    low = token.lower_
-    if low in ("before", "after"):
-        if token.dep_ not in ("prep", "mark"):
-            return "before/after as an adverb (= previously, afterwards)"
-        if token.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp") for c in token.children):
-            return "before/after as an adverb (= previously, afterwards)"
-        if token.dep_ == "prep" and any(c.dep_ == "pobj" and c.lemma_.lower() in _AUDIENCES for c in token.children):
-            return "spatial before (before a crowd, before the court)"
-        if any(
-            c.dep_ == "pobj" and (c.ent_type_ in ("DATE", "TIME") or any(g.dep_ == "nummod" for g in c.children))
-            for c in token.children
-        ):
-            return "a duration or date as the object (after two days, before 2001)"
-        if token.head.lemma_.lower() in _CAUSAL_HEADS:
-            return "a result after its cause (died after a stroke, shares fell after)"
-        why = _cause_refusal(doc, token)
-        if why is not None:
-            return why
-        if token.head.dep_ == "ROOT" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in token.head.children):
-            return "headline or fragment (no subject): the relation may be causal"
-    else:
-        nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-        if nxt is None or nxt.lower_ != "than":
-            return "earlier/later without than (= previously, afterwards, later Thursday)"
-    if token.dep_ == "prt" or token.head.lemma_ in _PHRASAL:
-        return "phrasal verb (look after, ...)"
-    if token.i > 0 and (
-        doc[token.i - 1].lower_ in _MODIFIERS
-        or doc[token.i - 1].ent_type_ in ("DATE", "TIME")
-        and not _is_year(doc[token.i - 1])
-    ):
-        return "modified temporal word (soon after, the day before, 42 years later)"
-    return None
-
-
-def _cause_refusal(doc, token) -> str | None:
-    """Why inverting ``token`` (before/after) could contradict a date or put a result before its
-    cause: a date, year or time word outside the temporal phrase (amended in 1999 after ...,
-    released today after ... in June), after + a clause (its event may be the cause), a response
-    verb after an event or an event that causes what follows it (flooded after the rain)."""
-    inside = {t.i for t in token.subtree}
-    for t in doc:
-        if t.i not in inside and (
-            t.ent_type_ in ("DATE", "TIME")
-            or _is_year(t)
-            or t.lower_ in _DAYS | {"yesterday", "tomorrow", "late", "early"}
-        ):
-            return "a date or time beside the relation (the inversion may contradict it)"
-    if token.lower_ != "after":
-        return None
-    if token.dep_ == "mark" or token.i == 0:
-        return "after + a clause (its event may be the cause of the result)"
-    objs = [c for c in token.children if c.dep_ in ("pobj", "pcomp")]
-    if token.head.lemma_.lower() in _RESPONSE_HEADS or any(
-        o.lemma_.lower() in _CAUSE_EVENTS or o.lower_ in _CAUSE_EVENTS for o in objs
-    ):
-        return "a result after its cause (flooded after the rain, arrested after the robbery)"
-    return None
-
-
-_MODIFIERS = {
-    "soon",
-    "shortly",
-    "long",
-    "right",
-    "just",
-    "day",
-    "days",
-    "year",
-    "years",
-    "week",
-    "weeks",
-    "month",
-    "months",
-    "hour",
-    "hours",
-    "minutes",
-    "the",
-    "a",
-    "an",
-    "immediately",
-    "even",
-    "only",
-    "twice",
-    "once",
-    "ever",
-    "never",
-    "much",
-}
-
-
-def temporal(doc, ctx=None) -> Made:
-    """before <-> after (a preposition with its object, or a conjunction with its clause) and
-    earlier <-> later (compared, "earlier than expected", or of a day, "later Thursday"), in a
-    sentence with a subject."""
-    found = [t for t in doc if t.lower_ in TEMPORAL]
-    if not found:
-        raise Refuse("no before/after/earlier/later")
-    if len(found) > 1:
-        raise Refuse("more than one temporal word")
-    single_clause(doc)  # a sentence with a subject: headlines and fragments read as causes
-    if not doc.text.rstrip().endswith((".", "!", '"', "'")):
-        raise Refuse("headline without a full stop (after reads as because)")
-    token = found[0]
-    why = _temporal_refusal(doc, token)
-    if why is not None:
-        raise Refuse(why)
-    return Made(rebuild(doc, {token.i: match_case(TEMPORAL[token.lower_], token.text)}), f"temporal:{token.lower_}")
 
 
 # Time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities.

@@ -16,6 +16,7 @@ from pairbench.generated_suites.edits import Made
 REPORTING = {
     "accuse", "allege", "announce", "believe", "claim", "consider", "deny", "insist", "pledge",
     "promise", "report", "say", "state", "suspect", "tell", "think", "threaten", "vow", "warn",
+    "expect", "predict", "anticipate", "forecast",
 }  # fmt: skip
 # Verbs with two objects, or an object and its complement: "bail granted X" and "X granted bail"
 # can mean the same; "EU declares Hezbollah's wing terror group" has no second participant.
@@ -76,9 +77,10 @@ def _token_at(doc, offset: int):
 
 
 def _coordinated_finite(doc) -> bool:
-    """A verb coordinated with a finite one ("picks up and holds"): an edit covers one only."""
+    """A verb coordinated with a finite one ("picks up and holds", a headline's "ambush police,
+    kill 7"): an edit covers one only."""
     for t in doc:
-        if t.dep_ != "conj" or t.i == 0 or doc[t.i - 1].lower_ not in ("and", "or"):
+        if t.dep_ != "conj" or t.i == 0 or doc[t.i - 1].lower_ not in ("and", "or", ","):
             continue
         if t.tag_ in FINITE or (t.tag_ == "NNS" and not list(t.children)):  # "plays ... and sings"
             return True
