@@ -149,7 +149,8 @@ _CAUSE_EVENTS = {
     "complaint",
     "warning",
 }
-_DAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tonight"}
+_NAMED_DAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+_DAYS = _NAMED_DAYS | {"today", "tonight"}
 
 
 def _temporal_refusal(doc, token) -> str | None:
@@ -264,7 +265,6 @@ def temporal(doc, ctx=None) -> Made:
 
 
 # Opening adverbials that place the sentence's event against another one, before or after it.
-_NAMED_DAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 _DURATIONS = {"minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "month", "months", "year", "years"}
 _TIME_WORDS = set(TEMPORAL) | {"early", "late", "soon", "then", "yesterday", "tomorrow", "today", "tonight"}
 
