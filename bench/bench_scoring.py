@@ -34,14 +34,21 @@ pairbench's batches are sorted by token length and, on a CPU with N threads, run
 one thread each; sentence-transformers' run one at a time on all N threads. Outputs must agree
 within 1e-5 (checked before timing).
 
+On a GPU (``--device cuda``) both sides run there; the pipeline's dtype ``auto`` is bfloat16 on
+CUDA, so forms that name no dtype are benched in float32 on both sides. ``--export-pairs F`` writes
+the pairs as a TSV (sentence1, sentence2) and stops; ``--pairs-file F`` scores such a file, for a
+machine without the data or polars.
+
 Usage: python bench/bench_scoring.py [--threads 2] [--batch-size 32] [--repeats 5] [--forms fp32,int8,...]
-       [--out results/bench/scoring.json]
+       [--device cpu] [--pairs-file F | --export-pairs F] [--out results/bench/scoring.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import statistics
 import tempfile
 import time
@@ -50,7 +57,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pairbench.core.sts_data import load_sts_split
 from pairbench.study import forms
 from pairbench.study.kinds import KINDS, model_kind
 from pairbench.study.scoring import (
@@ -60,11 +66,16 @@ from pairbench.study.scoring import (
     load_cross_encoder,
     score_bi,
 )
-from pairbench.study.suite import load_suite
 from pairbench.testing import packaged_minilm_dir, tiny_models
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_STSB = REPO.parent / "shared" / "data" / "stsb-en"
+
+
+def describe_device(device: str) -> str:
+    if device.startswith("cuda"):
+        return f"{device}: {torch.cuda.get_device_name(torch.device(device))}, torch {torch.__version__}"
+    return f"{device}: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}"
 
 
 def alternate(theirs, ours, repeats: int) -> tuple[float, float]:
@@ -78,12 +89,30 @@ def alternate(theirs, ours, repeats: int) -> tuple[float, float]:
     return statistics.median(t_theirs), statistics.median(t_ours)
 
 
-def load_pairs(which: str, suite: str) -> tuple[list[str], list[str], str]:
+def load_pairs(which: str, suite: str, pairs_file: str | None = None) -> tuple[list[str], list[str], str]:
+    if pairs_file:
+        # A TSV with the columns sentence1 and sentence2 (``--export-pairs`` writes one): for a machine
+        # that has neither the shared data nor polars, such as a lent GPU machine.
+        header, *rows = (line.split("\t") for line in Path(pairs_file).read_text(encoding="utf-8").splitlines())
+        if header != ["sentence1", "sentence2"]:
+            raise SystemExit(f"{pairs_file}: the first line must be the header sentence1<TAB>sentence2")
+        return [r[0] for r in rows], [r[1] for r in rows], f"pairs of {Path(pairs_file).name}"
     if which in ("auto", "stsb") and SHARED_STSB.exists():
+        from pairbench.core.sts_data import load_sts_split
+
         data = load_sts_split(SHARED_STSB, "test", score_max=5)
         return data["sentence1"].to_list(), data["sentence2"].to_list(), "STS-B test (shared)"
+    from pairbench.study.suite import load_suite
+
     frame = load_suite(suite)
     return frame["sentence1"].to_list(), frame["sentence2"].to_list(), "compositional suite"
+
+
+def export_pairs(path: str, s1: list[str], s2: list[str]) -> None:
+    rows = ["sentence1\tsentence2", *(f"{a}\t{b}" for a, b in zip(s1, s2))]
+    if any(line.count("\t") != 1 or "\n" in line for line in rows):
+        raise SystemExit(f"{path}: a sentence holds a tab or a line break; it cannot be written as a TSV row")
+    Path(path).write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
 def default_cross_model(tmp: str) -> tuple[str, str]:
@@ -111,6 +140,12 @@ BI_FORMS = {
     "dim64": {"truncate_dim": 64},
 }
 CROSS_FORMS = {"fp32": {}, "bf16": {"dtype": "bfloat16"}, "onnx": {"backend": "onnx"}}
+
+
+def torch_settings(form: dict) -> dict:
+    """The form's model settings, float32 unless it names a dtype or another backend (the pipeline's
+    dtype ``auto`` is bfloat16 on CUDA; the library's side runs float32)."""
+    return form if "dtype" in form or "backend" in form else {**form, "dtype": "float32"}
 
 
 def unavailable(form: dict) -> str | None:
@@ -145,11 +180,11 @@ def bench_bi(args, s1, s2) -> dict:
             out[name] = {"not_run": reason}
             continue
         export = args.exports.get(name) or packaged_minilm_dir()
-        settings = ScoringSettings(kind="bi", batch_size=args.batch_size, **form)
-        ours_model = load_bi_encoder(export, settings, "cpu")
+        settings = ScoringSettings(kind="bi", batch_size=args.batch_size, **torch_settings(form))
+        ours_model = load_bi_encoder(export, settings, args.device)
         dtype = torch.bfloat16 if form.get("dtype") == "bfloat16" else torch.float32
         theirs_model = SentenceTransformer(
-            str(export), device="cpu", local_files_only=True, **forms.loading_kwargs(settings, dtype)
+            str(export), device=args.device, local_files_only=True, **forms.loading_kwargs(settings, dtype)
         )
         precision = form.get("quantize") or "float32"
 
@@ -205,13 +240,13 @@ def bench_cross(args, s1, s2) -> dict:
             if reason := unavailable(form):
                 out[name] = {"not_run": reason}
                 continue
-            cross = load_cross_encoder(cross_dir, ScoringSettings(kind="cross", **form), "cpu")
+            cross = load_cross_encoder(cross_dir, ScoringSettings(kind="cross", **torch_settings(form)), args.device)
             ours = lambda cross=cross: cross_logits(cross, s1, s2, batch_size=args.batch_size)[:, 0]  # noqa: E731
             theirs = lambda cross=cross: cross.predict(  # noqa: E731
                 pairs, batch_size=args.batch_size, activation_fn=torch.nn.Identity(), show_progress_bar=False
             )
             mine, library = ours(), theirs()
-            np.testing.assert_allclose(mine, library, rtol=1e-5, atol=1e-5 if not form.get("dtype") else 5e-2)
+            np.testing.assert_allclose(mine, library, rtol=1e-5, atol=5e-2 if form.get("dtype") == "bfloat16" else 1e-5)
             t_theirs, t_ours = alternate(theirs, ours, args.repeats)
             out[name] = {
                 "model": cross_name,
@@ -239,12 +274,16 @@ def distinct_rows(encode, texts: list[str], batch_size: int) -> list:
     emb = encode(distinct, batch_size=batch_size, show_progress_bar=False)
     row = {text: i for i, text in enumerate(distinct)}
     rows = [row[t] for t in texts]
-    return emb.index_select(0, torch.tensor(rows)) if isinstance(emb, torch.Tensor) else [emb[i] for i in rows]
+    return (
+        emb.index_select(0, torch.tensor(rows, device=emb.device))
+        if isinstance(emb, torch.Tensor)
+        else [emb[i] for i in rows]
+    )
 
 
 def time_kind(args, s1, s2, kind: str, model_dir, settings, theirs, tolerance: dict, model: str) -> dict:
     """pairbench's chunk scorer of ``kind`` (``raw``) against ``theirs(model)``: checked equal, then timed."""
-    scorer = model_kind(kind).open(model_dir, settings, "cpu", key="bench")
+    scorer = model_kind(kind).open(model_dir, settings, args.device, key="bench")
     ours = lambda: scorer(s1, s2)[0]  # noqa: E731
     library = lambda: np.asarray(theirs(scorer.model), dtype=np.float64)  # noqa: E731
     mine, expected = ours(), library()
@@ -267,11 +306,11 @@ def bench_sparse(args, s1, s2) -> dict:
     def theirs(model):
         q = distinct_rows(model.encode_query, s1, args.batch_size)
         d = distinct_rows(model.encode_document, s2, args.batch_size)
-        return model.similarity_pairwise(q, d).double().numpy()
+        return model.similarity_pairwise(q, d).double().cpu().numpy()
 
     with tempfile.TemporaryDirectory() as tmp:
         path = tiny_models.make_tiny_sparse_encoder(Path(tmp) / "sparse")
-        settings = ScoringSettings(kind="sparse", batch_size=args.batch_size)
+        settings = ScoringSettings(kind="sparse", batch_size=args.batch_size, dtype="float32")
         out = {"fp32": time_kind(args, s1, s2, "sparse", path, settings, theirs, {"rtol": 1e-5}, TINY["sparse"])}
     print("sparse", json.dumps(out), flush=True)
     return out
@@ -283,11 +322,11 @@ def bench_multi_vector(args, s1, s2) -> dict:
     def theirs(model):
         q = distinct_rows(model.encode_query, s1, args.batch_size)
         d = distinct_rows(model.encode_document, s2, args.batch_size)
-        return model.similarity_pairwise(q, d, length_normalize=False).double().numpy()
+        return model.similarity_pairwise(q, d, length_normalize=False).double().cpu().numpy()
 
     with tempfile.TemporaryDirectory() as tmp:
         path = tiny_models.make_tiny_multi_vector(Path(tmp) / "multi-vector")
-        settings = ScoringSettings(kind="multi_vector", batch_size=args.batch_size)
+        settings = ScoringSettings(kind="multi_vector", batch_size=args.batch_size, dtype="float32")
         tolerance = {"rtol": 1e-5}
         out = {"fp32": time_kind(args, s1, s2, "multi_vector", path, settings, theirs, tolerance, TINY["multi_vector"])}
     print("multi_vector", json.dumps(out), flush=True)
@@ -301,7 +340,8 @@ def library_forward(model, texts: list[str], batch_size: int) -> np.ndarray:
     with torch.inference_mode():
         for start in range(0, len(texts), batch_size):
             features = model.preprocess(texts[start : start + batch_size])
-            out.append(model(features)["scores"].reshape(-1).float().numpy())
+            features = {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
+            out.append(model(features)["scores"].reshape(-1).float().cpu().numpy())
     return np.concatenate(out)
 
 
@@ -310,8 +350,8 @@ def bench_causal_lm(args, s1, s2) -> dict:
     template) and saved in sentence-transformers' format (Transformer + LogitScore; ``predict``)."""
     texts = [CAUSAL_TEMPLATE.replace("{query}", a).replace("{document}", b) for a, b in zip(s1, s2)]
     block = {"template": CAUSAL_TEMPLATE, "true_token": "yes", "false_token": "no"}
-    template = ScoringSettings(kind="cross", batch_size=args.batch_size, causal_lm=block)
-    plain = ScoringSettings(kind="cross", batch_size=args.batch_size)
+    template = ScoringSettings(kind="cross", batch_size=args.batch_size, causal_lm=block, dtype="float32")
+    plain = ScoringSettings(kind="cross", batch_size=args.batch_size, dtype="float32")
     identity = torch.nn.Identity()
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -365,6 +405,9 @@ def main() -> None:
     parser.add_argument("--cross-model", default=None, help="a CrossEncoder folder (default: see above)")
     parser.add_argument("--forms", default="", help="comma-separated forms to bench (default: all)")
     parser.add_argument("--kinds", default=",".join(KIND_BENCHES), help="comma-separated kinds to bench")
+    parser.add_argument("--device", default="cpu", help="where both sides run: cpu, cuda, cuda:1, ...")
+    parser.add_argument("--pairs-file", default=None, help="a TSV of sentence1, sentence2 to score instead")
+    parser.add_argument("--export-pairs", default=None, help="write the pairs to this TSV and stop")
     parser.add_argument("--out", default=str(REPO / "results/bench/scoring.json"))
     args = parser.parse_args()
     args.forms = [f for f in args.forms.split(",") if f]
@@ -372,11 +415,15 @@ def main() -> None:
     args.exports = {}
     torch.set_num_threads(args.threads)
 
-    s1, s2, source = load_pairs(args.pairs, args.suite)
+    s1, s2, source = load_pairs(args.pairs, args.suite, args.pairs_file)
+    if args.export_pairs:
+        export_pairs(args.export_pairs, s1, s2)
+        return
     sentences = list(dict.fromkeys(s1 + s2))
     results = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "threads": args.threads,
+        "device": describe_device(args.device),
         "batch_size": args.batch_size,
         "data": source,
         "n_sentences": len(sentences),

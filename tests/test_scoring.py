@@ -190,3 +190,49 @@ def test_batches_side_by_side_on_cpu_threads_give_the_one_thread_result(tiny_mod
         torch.set_num_threads(threads)
     assert alone.shape == (80, alone.shape[1]) if kind == "bi" else alone.shape == (40, 1)
     np.testing.assert_array_equal(side_by_side, alone)
+
+
+@pytest.mark.parametrize("kind", ["bi", "cross"])
+def test_accelerator_path_queues_batches_and_gives_the_cpu_result(tiny_models, kind, monkeypatch):
+    """On an accelerator batches are sorted by characters and each output is copied back one batch
+    later; run on the CPU here, that path gives the CPU path's numbers (other batches, so within
+    float rounding)."""
+    from pairbench.study import scoring
+
+    suite = load_suite(SUITE)
+    s1, s2 = suite["sentence1"].to_list()[:40], suite["sentence2"].to_list()[:40]
+    settings = ScoringSettings(kind=kind, batch_size=4)
+    model = (load_bi_encoder if kind == "bi" else load_cross_encoder)(tiny_models[kind], settings, "cpu")
+    if kind == "bi":
+        run = lambda: scoring.encode_sentences(model, s1 + s2, batch_size=4)  # noqa: E731
+    else:
+        run = lambda: scoring.cross_logits(model, s1, s2, batch_size=4)  # noqa: E731
+    on_cpu = run()
+    launched = []
+    monkeypatch.setattr(scoring, "_on_accelerator", lambda model: True)
+    monkeypatch.setattr(scoring, "_token_lengths", lambda *a, **k: pytest.fail("tokenized twice"))
+    forward = scoring._forward_on_device
+    monkeypatch.setattr(
+        scoring, "_forward_on_device", lambda m, f, out: launched.append(len(launched)) or forward(m, f, out)
+    )
+    queued = run()
+    np.testing.assert_allclose(queued, on_cpu, rtol=1e-5, atol=1e-6)
+    assert len(launched) == (80 if kind == "bi" else 40) // 4
+
+
+def test_queued_batches_launch_the_next_batch_before_copying_one_back():
+    from pairbench.study.scoring import _queued_batches
+
+    events = []
+
+    def launch(idx):
+        events.append(("launch", int(idx[0])))
+        return torch.tensor(idx, dtype=torch.float32) * 2
+
+    batches = [np.array([0, 1]), np.array([2, 3]), np.array([4])]
+    out = []
+    for idx, values in _queued_batches(batches, lambda idx: idx, launch):
+        events.append(("copied", int(idx[0])))
+        out.append((idx.tolist(), values.tolist()))
+    assert out == [([0, 1], [0.0, 2.0]), ([2, 3], [4.0, 6.0]), ([4], [8.0])]
+    assert events == [("launch", 0), ("launch", 2), ("copied", 0), ("launch", 4), ("copied", 2), ("copied", 4)]

@@ -15,9 +15,12 @@ import os
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 from tabulate import tabulate
+
+if TYPE_CHECKING:  # frames are only passed through: polars is imported by the caller
+    import polars as pl
 
 
 @contextlib.contextmanager

@@ -57,6 +57,20 @@ def _token_lengths(tokenizer, texts, pairs=None, max_length=None) -> np.ndarray:
     return np.fromiter((len(ids) for ids in enc["input_ids"]), dtype=np.int64, count=len(texts))
 
 
+def _on_accelerator(model) -> bool:
+    return model.device.type != "cpu"
+
+
+def _sort_lengths(model, texts, pairs=None) -> np.ndarray:
+    """What batches are sorted by: tokens on a CPU, where padding costs compute; characters on an
+    accelerator (as sentence-transformers sorts), where the forward pass waits on the CPU and a
+    second tokenization of every text costs more than the padding it saves (``docs/results.md``)."""
+    if not _on_accelerator(model):
+        return _token_lengths(model.tokenizer, texts, pairs=pairs, max_length=model.max_seq_length)
+    sizes = (len(t) for t in texts) if pairs is None else (len(a) + len(b) for a, b in zip(texts, pairs))
+    return np.fromiter(sizes, dtype=np.int64, count=len(texts))
+
+
 def _length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
     # Longest first (an out-of-memory error shows up in the first batch, not the last);
     # the stable sort keeps equal lengths in input order, so results are deterministic.
@@ -127,7 +141,12 @@ def _forward_batches(model, batches: list[np.ndarray], inputs_of, output_of) -> 
         features = model.preprocess(inputs_of(idx))
         return {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
 
-    workers = torch.get_num_threads() if model.device.type == "cpu" else 1
+    if _on_accelerator(model):
+        yield from _queued_batches(
+            batches, features_of, lambda features: _forward_on_device(model, features, output_of)
+        )
+        return
+    workers = torch.get_num_threads()
     if workers <= 1 or len(batches) <= 1:
         for idx in batches:
             yield idx, forward(features_of(idx))
@@ -148,6 +167,26 @@ def _forward_batches(model, batches: list[np.ndarray], inputs_of, output_of) -> 
         torch.set_num_threads(workers)
 
 
+def _forward_on_device(model, features, output_of):
+    with torch.inference_mode():
+        return output_of(model(features)).float()
+
+
+def _queued_batches(batches: list[np.ndarray], features_of, launch) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """On an accelerator a forward pass is queued, not waited for: the next batch is tokenized while
+    it runs, and its output is copied back one batch later (as sentence-transformers' ``encode``
+    keeps its outputs on the device). Waiting for each batch left the GPU idle while the CPU
+    tokenized (``docs/results.md``, GPU section)."""
+    queued = None
+    for idx in batches:
+        output = launch(features_of(idx))
+        if queued is not None:
+            yield queued[0], queued[1].cpu().numpy()
+        queued = (idx, output)
+    if queued is not None:
+        yield queued[0], queued[1].cpu().numpy()
+
+
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
@@ -166,7 +205,7 @@ def encode_sentences(model, texts: list[str], batch_size: int = 32, prompt: str 
     if not texts:
         return np.zeros((0, model.get_sentence_embedding_dimension() or 0), dtype=np.float32)
     prompted = [prompt + t for t in texts] if prompt else list(texts)
-    lengths = _token_lengths(model.tokenizer, prompted, max_length=model.max_seq_length)
+    lengths = _sort_lengths(model, prompted)
     batches = _length_sorted_batches(lengths, batch_size)
     out: np.ndarray | None = None
     for idx, emb in _forward_batches(
@@ -273,7 +312,7 @@ def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32, temp
             return [texts[i] for i in idx]
 
     else:
-        lengths = _token_lengths(model.tokenizer, s1, pairs=s2, max_length=model.max_seq_length)
+        lengths = _sort_lengths(model, s1, pairs=s2)
 
         def inputs_of(idx):
             return [(s1[i], s2[i]) for i in idx]
