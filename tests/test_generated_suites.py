@@ -58,6 +58,31 @@ SMOKE = REPO / "resources" / "smoke" / "graded_sts"
 # The fifth reading's failures, each refused or written otherwise, and the caption fragments read.
 # Headlines the tagger reads right are no longer refused for a verb that may be a noun; the ones
 # whose other reading is possible still are, and early/late moves a named time (a fallback).
+# A caption's present is hedged as what is seen ("may be moving"; "may move" read as a forecast);
+# prose and habits keep "may" + base.
+ROUND_SEVEN_CASES = [
+    ("hedging", "A black train moves down the tracks.", "A black train may be moving down the tracks.",
+     "hedging:add_may_progressive"),
+    ("hedging", "Someone slices a bottle with a sword.", "Someone may be slicing a bottle with a sword.",
+     "hedging:add_may_progressive"),
+    ("hedging", "Two dogs swim in a pool.", "Two dogs may be swimming in a pool.", "hedging:add_may_progressive"),
+    ("hedging", "The clinic treats about 40 children every week.",
+     "The clinic may treat about 40 children every week.", "hedging:add_may"),
+    ("hedging", "A dog sleeps on the sofa every night.", "A dog may sleep on the sofa every night.", "hedging:add_may"),
+    ("hedging", "A man owns a red car.", "A man may own a red car.", "hedging:add_may"),
+    ("negation", "He will be paid $395,000 per year, up from his current salary of $361,400.", None,
+     "a phrase that presupposes the claim (along with, as well as, do so)"),
+    ("negation", "The victim was taken to the hospital, where he later died.", None,
+     "a where clause of a later event (taken to X, where he later died: it presupposes the claim)"),
+    ("negation", "Miami must decide by June 30.", None, "must (must not forbids: it does not deny must)"),
+    ("negation", "North Korea says to put US citizen on trial", None,
+     "verb of saying without its claim (says to put: not would deny the saying)"),
+    ("negation", "The election results were announced later than expected.",
+     "The election results were not announced later than expected.", "negation:insert_not"),
+    ("negation", "Armstrong steps down from Livestrong", "Armstrong does not step down from Livestrong",
+     "negation:do_support"),
+]  # fmt: skip
+
 ROUND_SIX_CASES = [
     ("negation", "Storm delays start of Republican convention", "Storm does not delay start of Republican convention",
      "negation:do_support"),
@@ -396,7 +421,7 @@ CASES = [
     ),
     ("negation", "He hardly eats meat.", None, "other negative words in the sentence"),
     ("hedging", "A cat is drinking milk.", "A cat may be drinking milk.", "hedging:add_may"),
-    ("hedging", "A person plays a keyboard.", "A person may play a keyboard.", "hedging:add_may"),
+    ("hedging", "A person plays a keyboard.", "A person may be playing a keyboard.", "hedging:add_may_progressive"),
     (
         "hedging",
         "The man hit the other man with a stick.",
@@ -642,6 +667,7 @@ CASES = [
     *ROUND_FOUR_CASES,
     *ROUND_FIVE_CASES,
     *ROUND_SIX_CASES,
+    *ROUND_SEVEN_CASES,
     (
         "temporal",
         "The river flooded the fields after the heavy rain.",

@@ -87,6 +87,11 @@ def _hedging(a, b, variant) -> bool:
         return _hedged_negation(a, b)
     if variant == "add_may_passive":  # "Former president arrested" -> "... may have been arrested"
         return ops == [("insert", [], ["may", "have", "been"])]
+    if variant == "add_may_progressive":  # "A man slices" -> "A man may be slicing"
+        return any(
+            new[:2] == ["may", "be"] and new[2].endswith("ing") and _lemmas(new[2]) & _lemmas(verb)
+            for verb, new in _one_word_widened(a, b, 3)
+        )
     if variant == "remove_adverb":
         removed = [w for op in ops if op[0] == "delete" for w in op[1]]
         return (

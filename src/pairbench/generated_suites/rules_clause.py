@@ -19,6 +19,7 @@ from pairbench.generated_suites.edits import (
     reads_title_case,
     rebuild,
 )
+from pairbench.generated_suites.presuppositions import presupposed
 
 # Verbs with no passive: a bare past form of these in a headline is an active past ("Alleged cop
 # killer died from shot to head"), not a participle with its "was" left out.
@@ -71,36 +72,6 @@ NOT_FOCUS = {
     "very",
 }
 POLARITY_ITEMS = {"any", "anyone", "anybody", "anything", "anywhere", "ever", "yet", "either", "whether", "at all"}
-# Phrases a removed not leaves ungrammatical ("not really all that important", "not X so much as Y").
-POLARITY_PHRASES = (" all that ", " so much as ", " much of a ", " in the least ", " one bit ", " a bit ")
-# Phrases that say the claim also holds of something else, or refer back to it, or that it held
-# against the odds: a not on the claim contradicts them ("Along with Intel, the companies do not
-# include ...", "... but others refused to do so", "Protests do not sweep Brazil despite concession").
-PRESUPPOSING = (
-    " along with ",
-    " as well as ",
-    " in addition to ",
-    " together with ",
-    " besides ",
-    " do so ",
-    " only to ",
-    " despite ",
-    " in spite of ",
-)
-PRESUPPOSING += (" did so ", " does so ", " doing so ", " done so ")
-# Participles that attribute or list after a comma (according to, including, saying): no result.
-LINKING_PARTICIPLES = {"according", "including", "excluding", "following", "regarding", "concerning", "depending"}
-LINKING_PARTICIPLES |= {
-    "citing",
-    "saying",
-    "adding",
-    "noting",
-    "arguing",
-    "claiming",
-    "calling",
-    "beginning",
-    "starting",
-}
 # Certainty adverbs: a hedge beside them contradicts them ("definitely may not").
 CERTAINTY_ADVERBS = {"definitely", "certainly", "surely", "undoubtedly", "clearly", "obviously", "absolutely", "yes"}
 # Participles of reporting or scheduling: "Deaths may have been confirmed", "may have been set for"
@@ -111,8 +82,6 @@ FREQUENCY_ADVERBS = {"sometimes", "often", "usually", "occasionally", "always", 
 FREQUENCY_ADVERBS |= {"typically", "mostly", "regularly", "constantly", "routinely"}
 # Adverbs that "not" does not go before ("It's not also", "are not now lucky", "not pretty difficult").
 NOT_BEFORE = {"also", "now", "pretty", "still", "already", "even", "quite", "rather", "fairly", "too", "really"}
-# Subjects of a later clause that point back at the claim's object ("but it turned out").
-BACK_POINTING = {"it", "this", "that", "they"}
 # Verbs of saying whose hedge, without a reported claim, doubts only the saying ("He may have said").
 SAYING = {"say", "tell", "add", "state", "claim", "report", "announce", "note", "write", "explain"}
 # Verbs of state: in a headline, "may have owned" would not be the same claim as "owns".
@@ -141,6 +110,11 @@ STATIVE = {
     "plan",
     "hope",
 }
+# Words of a habit ("every morning", "twice a day"): the present then tells of it, not of a scene.
+HABIT_WORDS = FREQUENCY_ADVERBS | {"every", "each", "per", "once", "twice", "daily", "weekly", "monthly", "yearly"}
+# Verbs of a state, which a caption's present keeps as "may" + base, never "may be ...ing".
+NO_PROGRESSIVE = (STATIVE - {"hold", "face", "expect", "plan", "hope"}) | {"belong", "consist", "resemble", "cost"}
+NO_PROGRESSIVE |= {"understand", "prefer", "exist", "matter", "appear", "feel", "think", "depend", "fit", "equal"}
 HEDGE_WORDS = HEDGE_ADVERBS | {"may", "might", "could", "maybe", "likely", "unlikely", "reported", "allegedly"}
 
 
@@ -202,7 +176,7 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse("other negative words in the sentence")
     finite, has_aux = finite_verb(root)
     clear_scope(doc, root)
-    why = _negation_scope(doc, root, finite, negs) or _presupposed(doc, root, negs)
+    why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs)
     if why is not None:
         raise Refuse(why)
     if not negs and _adjective_fragment(doc, root, finite):
@@ -244,38 +218,6 @@ def _adverb_before(doc, verb) -> bool:
     return verb.i > 0 and doc[verb.i - 1].dep_ == "advmod" and doc[verb.i - 1].tag_ == "RB"
 
 
-def _presupposed(doc, root, negs) -> str | None:
-    """Why the rest of the sentence would contradict a not added to (or removed from) the claim."""
-    text = " " + " ".join(t.lower_ for t in doc) + " "
-    if negs and any(p in text for p in POLARITY_PHRASES):
-        return "negative-polarity phrase (not all that, not X so much as Y) needs the not"
-    if negs:
-        return None
-    if any(p in text for p in PRESUPPOSING):
-        return "a phrase that presupposes the claim (along with, as well as, do so)"
-    if headline(doc) and any(t.text in ("-", "--", "–") and doc[t.i - 1].whitespace_ for t in doc[root.i + 1 :]):
-        return "a headline's part after a dash (- several casualties: it reports what the claim caused)"
-    if any(t.lower_ == "yes" for t in doc[root.i + 1 :]):
-        return "an emphatic yes after the claim (so yes - VIOLENT expansion: it restates the claim)"
-    if any(t.lower_ == "because" for t in doc[root.i :]):
-        return "a because clause (not ... because Y: the scope of not is ambiguous)"
-    if any(
-        t.tag_ == "VBG" and doc[t.i - 1].text == "," and t.lower_ not in LINKING_PARTICIPLES for t in doc[root.i + 2 :]
-    ):
-        return "a participle clause after the claim (..., making X the fastest: it asserts a result)"
-    if doc[0].lower_ == "also" or any(t.dep_ == "mark" and t.lower_ == "as" and t.head.i > root.i for t in doc):
-        return "also or an as clause beside the claim (as they edged Colorado: it restates the claim)"
-    if any(_but_refers_back(root, c) for c in root.children if c.dep_ == "conj" and c.i > root.i):
-        return "a but clause about the claim's object (..., but it turned out to be: it presupposes the claim)"
-    return None
-
-
-def _but_refers_back(root, conj) -> bool:
-    """ "X found a bone, but it turned out ...": the later clause's pronoun is the claim's object."""
-    but = any(c.lower_ == "but" and c.dep_ == "cc" and c.i < conj.i for c in root.children)
-    return but and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in BACK_POINTING for c in conj.children)
-
-
 def _negation_scope(doc, root, finite, negs) -> str | None:
     """Why a not added to (or removed from) the clause would not deny (or restore) its claim."""
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
@@ -294,6 +236,14 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
             return "approximate count as subject (as many as, at least, up to ...: not does not deny it)"
     if not negs and any(t.lower_ in FREQUENCY_ADVERBS for t in doc):
         return "a frequency adverb (sometimes I do not: both can be true)"
+    if not negs and finite.lower_ == "must":
+        return "must (must not forbids: it does not deny must)"
+    if (
+        not negs
+        and root.lemma_.lower() in SAYING
+        and not any(c.dep_ in ("dobj", "ccomp", "auxpass", "oprd") for c in root.children)
+    ):
+        return "verb of saying without its claim (says to put: not would deny the saying)"
     if finite.lower_ in WEAK_MODALS or any(c.lower_ in WEAK_MODALS for c in root.children if c.dep_ == "aux"):
         return "modal of possibility (may not does not deny may)"
     if (
@@ -309,6 +259,26 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         if any(t.lower_ in POLARITY_ITEMS for t in doc[negs[0].i :]):
             return "negative-polarity word (any, ever, yet) needs the not"
     return None
+
+
+def _caption_present(doc, root, finite, base) -> bool:
+    """A caption's present: an event verb with no auxiliary, no complement of a state ("looks
+    happy") and no habit ("sometimes", "every week"), in a short sentence without commas, whose
+    subject is an indefinite or counted common noun ("A man", "Two dogs") or someone."""
+    if finite.i != root.i or base in NO_PROGRESSIVE or any(c.dep_ in ("acomp", "attr", "oprd") for c in root.children):
+        return False
+    if any(t.lower_ in HABIT_WORDS or t.text in (",", ";", ":") for t in doc) or len(doc) > 18:
+        return False  # a habit, or a longer sentence of prose rather than a caption
+    if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
+        raise Refuse("coordinated verbs (the hedge would cover one of them only)")
+    subjects = [c for c in root.children if c.dep_ == "nsubj"]
+    if len(subjects) != 1:
+        return False
+    subj = subjects[0]
+    if subj.lower_ in ("someone", "somebody"):
+        return True
+    # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
+    return subj.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subj.children)
 
 
 def _unnegate(doc, root, finite, neg) -> Made:
@@ -365,6 +335,10 @@ def hedging(doc, ctx=None) -> Made:
         if base in STATIVE:
             raise Refuse("stative verb in a headline (may + present reads as a forecast)")
         new = f"may have {inflect(base, 'VBN')}"  # "X dies" reports a past event: "X may have died"
+    elif finite.tag_ in ("VBZ", "VBP") and _caption_present(doc, root, finite, base):
+        # "A train moves down the tracks" tells of what happens as it is seen: "may move" read as a
+        # forecast in the blind reading of 2026-11-24; "may be moving" hedges what is seen
+        return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
     elif finite.tag_ in ("VBZ", "VBP"):
         new = f"may {base}"
     elif _adjective_fragment(doc, root, finite):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from lemminflect import getAllLemmas, getInflection
+
 from pairbench.generated_suites.edits import Made
 
 # Reporting and attitude verbs: "may" on them hedges the report, not the claim.
@@ -76,6 +78,14 @@ def _token_at(doc, offset: int):
     return next((t for t in doc if t.idx >= offset), None)
 
 
+# Dependents that make a plural a noun phrase ("and two cats", "and dogs' toys"), not a verb.
+NOUN_MARKS = {"det", "amod", "compound", "poss", "nummod"}
+
+
+def _verb_form(word: str, tag: str) -> bool:
+    return any(getInflection(lemma, tag=tag)[:1] == (word,) for lemma in getAllLemmas(word).get("VERB", ()))
+
+
 def _coordinated_finite(doc) -> bool:
     """A verb coordinated with a finite one ("picks up and holds", a headline's "ambush police,
     kill 7"): an edit covers one only."""
@@ -84,6 +94,8 @@ def _coordinated_finite(doc) -> bool:
             continue
         if t.tag_ in FINITE or (t.tag_ == "NNS" and not list(t.children)):  # "plays ... and sings"
             return True
+        if t.tag_ == "NNS" and _verb_form(t.lower_, "VBZ") and not any(c.dep_ in NOUN_MARKS for c in t.children):
+            return True  # "opens a drawer and climbs inside", its verb tagged a plural noun
     return False
 
 
