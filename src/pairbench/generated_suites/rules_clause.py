@@ -238,11 +238,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "a frequency adverb (sometimes I do not: both can be true)"
     if not negs and finite.lower_ == "must":
         return "must (must not forbids: it does not deny must)"
-    if (
-        not negs
-        and root.lemma_.lower() in SAYING
-        and not any(c.dep_ in ("dobj", "ccomp", "auxpass", "oprd") for c in root.children)
-    ):
+    if not negs and _saying_alone(root, also=("auxpass", "oprd")):
         return "verb of saying without its claim (says to put: not would deny the saying)"
     if finite.lower_ in WEAK_MODALS or any(c.lower_ in WEAK_MODALS for c in root.children if c.dep_ == "aux"):
         return "modal of possibility (may not does not deny may)"
@@ -259,6 +255,12 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         if any(t.lower_ in POLARITY_ITEMS for t in doc[negs[0].i :]):
             return "negative-polarity word (any, ever, yet) needs the not"
     return None
+
+
+def _saying_alone(root, also=()) -> bool:
+    """A verb of saying with no object or reported clause ("He said at every level"); ``also``:
+    more dependents that carry its claim."""
+    return root.lemma_.lower() in SAYING and not any(c.dep_ in ("dobj", "ccomp", *also) for c in root.children)
 
 
 def _caption_present(doc, root, finite, base) -> bool:
@@ -329,7 +331,7 @@ def hedging(doc, ctx=None) -> Made:
     base = _base(finite) if finite.i != root.i else _base(root)
     if any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") for c in root.children):
         raise Refuse("coordinated verbs (the hedge would cover one of them only)")
-    if root.lemma_.lower() in SAYING and not any(c.dep_ in ("dobj", "ccomp") for c in root.children):
+    if _saying_alone(root):
         raise Refuse("verb of saying without its claim (the hedge would doubt the saying)")
     if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc):
         if base in STATIVE:

@@ -134,8 +134,7 @@ def _forward_batches(model, batches: list[np.ndarray], inputs_of, output_of) -> 
     """
 
     def forward(features):
-        with torch.inference_mode():
-            return output_of(model(features)).float().cpu().numpy()
+        return _forward_on_device(model, features, output_of).cpu().numpy()
 
     def features_of(idx):
         features = model.preprocess(inputs_of(idx))
