@@ -83,6 +83,51 @@ ROUND_SEVEN_CASES = [
      "negation:do_support"),
 ]  # fmt: skip
 
+# The full reading of the negation and hedging pairs no reading had seen: each failure's kind, and
+# the neighbour each refusal keeps.
+ROUND_EIGHT_CASES = [
+    ("negation", "A cat is eating something.", None,
+     "something as the object (is not eating something: a denial needs anything)"),
+    ("negation", "A cat is eating some fish.", "A cat is not eating some fish.", "negation:insert_not"),
+    ("negation", "The firm reiterated its contention that the fees were fair.", None,
+     "the claim in a noun's clause (reiterated its contention that X: the change falls on the report)"),
+    ("negation", "The firm reiterated its support for the plan.", "The firm did not reiterate its support for the plan.",
+     "negation:do_support"),
+    ("negation", "Kenyan police say suspect arrested at border", None,
+     "verb of saying without its claim (says to put: not would deny the saying)"),
+    ("negation", "Thanks to the rally, the index was at 117.24, well above its overnight low.", None,
+     "a phrase that presupposes the claim (along with, as well as, do so)"),
+    ("negation", "Yes, you can add the peel to the compost.", None,
+     "an emphatic yes (Yes, you can add; so yes - VIOLENT expansion: it affirms the claim)"),
+    ("negation", "You can add the peel to the compost.", "You cannot add the peel to the compost.",
+     "negation:insert_not"),
+    ("negation", "A girl playing is a pile of colorful balls.", None,
+     "a caption's participle read as the subject (A girl playing is ...: the verb is a typo)"),
+    ("negation", "The painting is a fake.", "The painting is not a fake.", "negation:insert_not"),
+    ("negation", "At 15 she had reached a hard decision: it was time to move.", None,
+     "a claim after a colon that explains an earlier clause (a difficult decision: It was time)"),
+    ("hedging", "To repeat: they are as strong as they were before.",
+     "To repeat: they may be as strong as they were before.", "hedging:add_may"),
+    ("negation", 'The spokeswoman agreed, saying: "It looks like an isolated event."', None,
+     "a participle of saying beside the claim (agreed, saying: X: it restates the claim)"),
+    ("hedging", "The Dodgers won their sixth game as they edged Colorado, 3-2.", None,
+     "an as clause that restates the claim (won ... as they edged Colorado)"),
+    ("hedging", '"I feel that these messages are infringing on my rights," said the lawyer.', None,
+     "a frame of feeling or appearance (I feel that, it appears that: the change falls on the frame)"),
+    ("hedging", '"It appears from our report that this was a textbook landing," the official said.', None,
+     "a frame of feeling or appearance (I feel that, it appears that: the change falls on the frame)"),
+    ("negation", "Workers saddled with heavy debts might finally be getting relief.", None,
+     "a participle read as the verb (Texans saddled with X might ...: the claim is the later verb)"),
+    ("hedging", "Massive storm bears down on East Coast", "Massive storm may have borne down on East Coast",
+     "hedging:add_may"),
+    ("hedging", "Veteran coach quits as England manager", "Veteran coach may have quit as England manager",
+     "hedging:add_may"),
+    ("negation", "Salvador Dali painting snatched from New York gallery",
+     "Salvador Dali painting not snatched from New York gallery", "negation:insert_not"),
+    ("negation", "A poll showed that the FBI bugging of the mayor had given a boost to his campaign.",
+     "A poll showed that the FBI bugging of the mayor had not given a boost to his campaign.", "negation:insert_not"),
+]  # fmt: skip
+
 ROUND_SIX_CASES = [
     ("negation", "Storm delays start of Republican convention", "Storm does not delay start of Republican convention",
      "negation:do_support"),
@@ -143,7 +188,7 @@ ROUND_FIVE_CASES = [
         "negation",
         "The ideology was built around expansion, so yes - VIOLENT expansion.",
         None,
-        "an emphatic yes after the claim (so yes - VIOLENT expansion: it restates the claim)",
+        "an emphatic yes (Yes, you can add; so yes - VIOLENT expansion: it affirms the claim)",
     ),
     (
         "negation",
@@ -366,7 +411,7 @@ CASES = [
     ("negation", "They won't come.", "They will come.", "negation:remove_not"),
     ("negation", "A man is playing a guitar.", "A man is not playing a guitar.", "negation:insert_not"),
     ("negation", "The cat was chased by the dog.", "The cat was not chased by the dog.", "negation:insert_not"),
-    ("negation", "She can swim.", "She can not swim.", "negation:insert_not"),
+    ("negation", "She can swim.", "She cannot swim.", "negation:insert_not"),
     ("negation", "The dog isn't barking.", "The dog is barking.", "negation:remove_not"),
     ("negation", "I'm tired.", "I'm not tired.", "negation:insert_not"),
     ("negation", "The man did not cut the paper.", "The man cut the paper.", "negation:remove_do"),
@@ -668,6 +713,7 @@ CASES = [
     *ROUND_FIVE_CASES,
     *ROUND_SIX_CASES,
     *ROUND_SEVEN_CASES,
+    *ROUND_EIGHT_CASES,
     (
         "temporal",
         "The river flooded the fields after the heavy rain.",
@@ -825,9 +871,10 @@ FALLBACK_CASES = [
     ("numerical", "The writer died at 91.", None, "number that counts no noun (an age, a rank, a value on a scale)"),
     ("numerical", "He spent seven years in prison.", "He spent eight years in prison.", "numerical:small_step"),
     ("numerical", "The death toll now tops 100,000.", "The death toll now tops 110,000.", "numerical:small_step"),
+    ("numerical", "Two girls hug each other.", "Three girls hug each other.", "numerical:small_step"),
     (
         "numerical",
-        "Two girls hug each other.",
+        "Both of the two girls hug their mother.",
         None,
         "a pair (each other, between, both): ten times two contradicts the sentence",
     ),
@@ -1095,7 +1142,10 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
     if category == "negation":
         neg = {"not", "n't"}
         if variant in ("insert_not", "caption_not"):
-            return not gone and new == Counter({"not": 1})
+            return (not gone and new == Counter({"not": 1})) or (gone, new) == (
+                Counter({"can": 1}),
+                Counter({"cannot": 1}),
+            )
         if variant == "remove_not":
             return not new and set(gone) <= neg | {"ca", "wo"} or set(new) <= {"can", "will"}
         # do-support: one verb form becomes do + not + base (or back)

@@ -12,7 +12,7 @@ from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites import generate as gen
 from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
 from pairbench.generated_suites.edits import Made
-from pairbench.generated_suites.vetoes import changed, fragment_veto, pair_veto, paraphrase_veto
+from pairbench.generated_suites.vetoes import anchor_veto, changed, fragment_veto, pair_veto, paraphrase_veto
 
 SMOKE = REPO / "resources" / "smoke" / "graded_sts"
 
@@ -131,6 +131,28 @@ def test_changed_span():
 )
 def test_fragment_veto(text, expected):
     assert fragment_veto(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Cone threw an  game.", "two spaces where a word was in the anchor (an  game)"),
+        (
+            "The prime minister has formed a cabinet ten months after taking office, taking in a wide range of"
+            " groups after bridging serious divisions am",
+            "an anchor cut off (over 20 words and no final stop: news text cut at a length)",
+        ),
+        ("Lebanon's prime minister forms a unity cabinet after ten months of talks with every party", None),
+        (
+            "The prime minister has formed a cabinet ten months after taking office, taking in a wide range of"
+            " groups after bridging serious divisions.",
+            None,
+        ),
+    ],
+)
+def test_anchor_veto(text, expected):
+    """No pair is made from an anchor with a lost word or one cut off at a length (a headline is short)."""
+    assert anchor_veto(text) == expected
 
 
 def _rows(path):

@@ -66,7 +66,7 @@ def _one_replace(a, b, allowed) -> bool:
 def _negation(a, b, variant) -> bool:
     ops = _ops(a, b)
     if variant in ("insert_not", "caption_not"):
-        return ops == [("insert", [], ["not"])]
+        return ops in ([("insert", [], ["not"])], [("replace", ["can"], ["cannot"])])
     if variant == "remove_not":
         return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])]) or (
             len(ops) == 1

@@ -32,7 +32,7 @@ from pairbench.generated_suites.rules_structure import (
 )
 from pairbench.generated_suites.rules_temporal import temporal, temporal_opening
 from pairbench.generated_suites.source import keep_language
-from pairbench.generated_suites.vetoes import fragment_veto, lost_word, pair_veto, paraphrase_veto
+from pairbench.generated_suites.vetoes import anchor_veto, fragment_veto, pair_veto, paraphrase_veto
 
 log = logging.getLogger(__name__)
 
@@ -164,10 +164,11 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
 
     for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
         anchor_id = f"a{i:05d}"
-        if lost_word(a):  # every pair would carry the gap
+        flaw = anchor_veto(a)
+        if flaw is not None:  # every pair would carry it
             for category in filter(settings.wants, GENERATED_CATEGORIES):
                 if category != "positive_control" or i not in no_control:  # counted there already
-                    out.refuse(category, "two spaces where a word was in the anchor (an  game)")
+                    out.refuse(category, flaw)
             continue
         if settings.wants("positive_control") and i not in no_control:
             add(anchor_id, "positive_control", a, p, "positive_control:paraphrase")

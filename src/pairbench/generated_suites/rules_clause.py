@@ -19,7 +19,7 @@ from pairbench.generated_suites.edits import (
     reads_title_case,
     rebuild,
 )
-from pairbench.generated_suites.presuppositions import presupposed
+from pairbench.generated_suites.presuppositions import framed, presupposed
 
 # Verbs with no passive: a bare past form of these in a headline is an active past ("Alleged cop
 # killer died from shot to head"), not a participle with its "was" left out.
@@ -115,10 +115,18 @@ HABIT_WORDS = FREQUENCY_ADVERBS | {"every", "each", "per", "once", "twice", "dai
 # Verbs of a state, which a caption's present keeps as "may" + base, never "may be ...ing".
 NO_PROGRESSIVE = (STATIVE - {"hold", "face", "expect", "plan", "hope"}) | {"belong", "consist", "resemble", "cost"}
 NO_PROGRESSIVE |= {"understand", "prefer", "exist", "matter", "appear", "feel", "think", "depend", "fit", "equal"}
+# Objects a not leaves standing ("is not eating something" denies nothing; "anything" would).
+SOME_WORDS = {"something", "someone", "somebody"}
 HEDGE_WORDS = HEDGE_ADVERBS | {"may", "might", "could", "maybe", "likely", "unlikely", "reported", "allegedly"}
 
 
+# Participles a reader expects where lemminflect lists another first ("may have born down").
+PARTICIPLES = {"bear": "borne", "quit": "quit", "wake": "woken", "spit": "spat", "bid": "bid"}
+
+
 def inflect(lemma: str, tag: str) -> str:
+    if tag == "VBN" and lemma in PARTICIPLES:
+        return PARTICIPLES[lemma]
     forms = getInflection(lemma, tag=tag)
     if not forms:
         raise Refuse(f"no {tag} form of {lemma!r}")
@@ -176,7 +184,7 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse("other negative words in the sentence")
     finite, has_aux = finite_verb(root)
     clear_scope(doc, root)
-    why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs)
+    why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
     if why is not None:
         raise Refuse(why)
     if not negs and _adjective_fragment(doc, root, finite):
@@ -193,16 +201,23 @@ def negation(doc, ctx=None) -> Made:
             raise Refuse("not before a hedge adverb (not probably: no denial)")
         if after is not None and after.lower_ in NOT_BEFORE:
             raise Refuse("not before an adverb that does not take it (not also, not now, not pretty)")
-        return Made(rebuild(doc, {finite.i: f"{finite.text} not"}), "negation:insert_not")
+        return Made(rebuild(doc, {finite.i: _with_not(finite)}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:
         raise Refuse("no finite verb in the main clause")
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
     if root.lemma_ == "have" and after is not None and after.pos_ == "ADP":
         raise Refuse("have before a preposition (has among the strictest: no do-support)")
+    if root.lemma_ == "have" and after is not None and after.tag_ == "VBN":  # "we have co-operated", parsed as a verb
+        return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
     if _adverb_before(doc, root) and doc[root.i - 1].lower_ not in HEDGE_ADVERBS:  # "reportedly did not" reads
         raise Refuse("an adverb before the verb (rapidly does not fire: not lands on the adverb)")
     do = DO_FORMS[root.tag_]
     return Made(rebuild(doc, {root.i: f"{do} not {_base(root)}"}), "negation:do_support")
+
+
+def _with_not(finite) -> str:
+    """ "is not", and "cannot": "can not" also reads as a choice ("you can not add X")."""
+    return f"{finite.text}not" if finite.lower_ == "can" else f"{finite.text} not"
 
 
 def _bare_count(doc, root) -> bool:
@@ -240,6 +255,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "must (must not forbids: it does not deny must)"
     if not negs and _saying_alone(root, also=("auxpass", "oprd")):
         return "verb of saying without its claim (says to put: not would deny the saying)"
+    if not negs and any(c.dep_ == "dobj" and c.lower_ in SOME_WORDS for c in root.children):
+        return "something as the object (is not eating something: a denial needs anything)"
     if finite.lower_ in WEAK_MODALS or any(c.lower_ in WEAK_MODALS for c in root.children if c.dep_ == "aux"):
         return "modal of possibility (may not does not deny may)"
     if (
@@ -258,9 +275,15 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
 
 
 def _saying_alone(root, also=()) -> bool:
-    """A verb of saying with no object or reported clause ("He said at every level"); ``also``:
-    more dependents that carry its claim."""
-    return root.lemma_.lower() in SAYING and not any(c.dep_ in ("dobj", "ccomp", *also) for c in root.children)
+    """A verb of saying with no object or reported clause ("He said at every level"), or with a
+    headline's claim cut to an object and its participle ("says deal reached"); ``also``: more
+    dependents that carry its claim."""
+    if root.lemma_.lower() not in SAYING:
+        return False
+    claims = [c for c in root.children if c.dep_ in ("dobj", "ccomp", *also)]
+    return not claims or all(
+        c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims
+    )
 
 
 def _caption_present(doc, root, finite, base) -> bool:
@@ -308,6 +331,9 @@ def hedging(doc, ctx=None) -> Made:
     of 2026-11-24 found every one of the 17 STS-B Title-Case hedges valid."""
     root = claim_clause(doc)
     clear_scope(doc, root)
+    why = framed(doc, root)
+    if why is not None:
+        raise Refuse(why)
     present = [t for t in doc if t.lower_ in HEDGE_WORDS]
     if present:
         return _unhedge(doc, root, present)

@@ -141,7 +141,7 @@ def _step_refusal(doc, token) -> str | None:
         prev is not None and prev.ent_type_ in NAME_TYPES and prev.ent_iob_ != "O" and token.ent_iob_ == "I"
     ):
         return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
-    if any(t.lower_ in _TIED for t in doc):
+    if _tied(doc):
         return "a count tied to another (one of them, each, both, the others)"
     bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
     new = small_step(token.text)
@@ -151,6 +151,15 @@ def _step_refusal(doc, token) -> str | None:
     if counted is not None and _value(new) > counted:
         return "the count passes what the noun allows (players on a side, states)"
     return None
+
+
+# A reciprocal ties no count: "two girls hug each other" and "three girls hug each other" both fit.
+RECIPROCALS = {("each", "other"), ("one", "another")}
+
+
+def _tied(doc) -> bool:
+    reciprocal = {i for t in doc[:-1] if (t.lower_, doc[t.i + 1].lower_) in RECIPROCALS for i in (t.i, t.i + 1)}
+    return any(t.lower_ in _TIED and t.i not in reciprocal for t in doc)
 
 
 def _value(text: str) -> int:

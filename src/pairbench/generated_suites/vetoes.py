@@ -199,6 +199,19 @@ def lost_word(text: str) -> bool:
     return "  " in text.strip()
 
 
+# More words than this and no final stop: text cut at a length ("... after bridging serious divisions am").
+CUT_WORDS = 20
+
+
+def anchor_veto(text: str) -> str | None:
+    """Why no pair is made from an anchor at all (every pair would carry its flaw), or None."""
+    if lost_word(text):
+        return "two spaces where a word was in the anchor (an  game)"
+    if len(text.split()) > CUT_WORDS and not text.rstrip().endswith((".", "!", "?", '"', "'", ")")):
+        return f"an anchor cut off (over {CUT_WORDS} words and no final stop: news text cut at a length)"
+    return None
+
+
 def fragment_veto(text: str) -> str | None:
     """Why a source sentence is no fluent sentence (a negative control's other paraphrase), or None."""
     if text.count('"') % 2:
