@@ -34,12 +34,8 @@ from pairbench.generated_suites.generate import (
     load_parser,
 )
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
-from pairbench.generated_suites.rules_fallback import (
-    near_miss_attribute,
-    numerical_step,
-    quantifier_positional,
-    small_step,
-)
+from pairbench.generated_suites.rules_fallback import near_miss_attribute, quantifier_positional
+from pairbench.generated_suites.rules_step import numerical_step, small_step
 from pairbench.generated_suites.rules_structure import entity_inventory
 from pairbench.generated_suites.rules_temporal import temporal_opening
 from pairbench.generated_suites.vetoes import fragment_veto
@@ -872,6 +868,50 @@ FALLBACK_CASES = [
     ("numerical", "He spent seven years in prison.", "He spent eight years in prison.", "numerical:small_step"),
     ("numerical", "The death toll now tops 100,000.", "The death toll now tops 110,000.", "numerical:small_step"),
     ("numerical", "Two girls hug each other.", "Three girls hug each other.", "numerical:small_step"),
+    # a sentence with more numbers: the first takes its step when no other is tied to it
+    (
+        "numerical",
+        "7 police officers were killed and 4 officers were wounded.",
+        "8 police officers were killed and 4 officers were wounded.",
+        "numerical:small_step",
+    ),
+    (
+        "numerical",
+        "Police arrested more than 130 people and seized more than $17 million.",
+        "Police arrested more than 140 people and seized more than $17 million.",
+        "numerical:small_step",
+    ),
+    (
+        "numerical",
+        "Revenue rose to 616 dollars from 610 dollars.",
+        None,
+        "more than one number (the others may depend on it)",
+    ),
+    (
+        "numerical",
+        "Three workers were two men and a woman.",
+        None,
+        "more than one number (the others may depend on it)",
+    ),
+    (
+        "numerical",
+        "Seven of the 14 members voted for the plan.",
+        None,
+        "more than one number (the others may depend on it)",
+    ),
+    (
+        "numerical",
+        "The firm earned $54 million, or 22 cents a share.",
+        None,
+        "more than one number (the others may depend on it)",
+    ),
+    ("numerical", "Prices rose from 5 to 6 dollars.", None, "more than one number (the others may depend on it)"),
+    (
+        "numerical",
+        "The party will contest from five seats in the north.",
+        "The party will contest from six seats in the north.",
+        "numerical:small_step",
+    ),
     (
         "numerical",
         "Both of the two girls hug their mother.",

@@ -13,7 +13,7 @@ import re
 from lemminflect import getAllLemmas
 
 from pairbench.generated_suites.rules_clause import HEDGE_ADVERBS
-from pairbench.generated_suites.rules_fallback import QUANTIFIERS_POSITIONAL, small_step
+from pairbench.generated_suites.rules_fallback import QUANTIFIERS_POSITIONAL
 from pairbench.generated_suites.rules_lexical import (
     NUMBER_WORDS,
     QUANTIFIERS_MASS,
@@ -22,6 +22,7 @@ from pairbench.generated_suites.rules_lexical import (
     QUANTIFIERS_SINGULAR,
     number_value,
 )
+from pairbench.generated_suites.rules_step import small_step
 from pairbench.generated_suites.rules_temporal import TEMPORAL
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|'\w+|[\w.,]*\d[\w.,]*\d|\w+|[^\w\s]")

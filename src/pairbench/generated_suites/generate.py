@@ -19,12 +19,9 @@ from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGOR
 from pairbench.generated_suites.edits import Refuse, title_case
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_clause import hedging, negation
-from pairbench.generated_suites.rules_fallback import (
-    near_miss_attribute,
-    numerical_step,
-    quantifier_positional,
-)
+from pairbench.generated_suites.rules_fallback import near_miss_attribute, quantifier_positional
 from pairbench.generated_suites.rules_lexical import numerical, quantifier
+from pairbench.generated_suites.rules_step import numerical_step
 from pairbench.generated_suites.rules_structure import (
     entity_inventory,
     entity_swap,

@@ -3,9 +3,6 @@
 They are narrower than the main rules and deterministic (no draw from the generator's random
 stream), so they add pairs without changing any pair the main rules make:
 
-- ``numerical:small_step``: the sentence's only number, a whole count or amount the order-of-
-  magnitude rule refused (a count without its noun, a duration, a share near 100%), raised by a small
-  plausible step in the same form (three -> four, 6 -> 7, 19 -> 21, 116 -> 126, 9,000 -> 9,100);
 - ``near_miss:colour``: a colour adjective of a thing replaced by another colour (a black dog ->
   a white dog); never of a person, of a thing whose colour is fixed or idiomatic (snow, sky,
   the White House, a black market), nor beside another colour or a shade word;
@@ -18,8 +15,7 @@ stream), so they add pairs without changing any pair the main rules make:
 - ``quantifier:positional``: a quantifier the parse left unattached, its plural noun found by
   position; never in a dependent clause, as the main quantifier rule refuses.
 
-A small step never passes the natural bound of the counted noun the main numerical rule keeps
-(11 players, 50 states).
+The numerical fallback, a small step, is in ``rules_step``.
 """
 
 from __future__ import annotations
@@ -27,160 +23,6 @@ from __future__ import annotations
 import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
-from pairbench.generated_suites.rules_lexical import LABELS, NAME_TYPES, count_bound, name_number, numbers_in
-
-# Number words and the next value in words (one is left out: the noun's number would change).
-STEP_WORDS = {
-    "two": "three",
-    "three": "four",
-    "four": "five",
-    "five": "six",
-    "six": "seven",
-    "seven": "eight",
-    "eight": "nine",
-    "nine": "ten",
-    "ten": "twelve",
-    "twelve": "fifteen",
-}
-_INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$")
-# Words beside which a number is an identifier, a label, a score or a rank, never a count.
-_LABELS = LABELS | {"top", "g", "fortune", "mp", "size", "ranked", "seed", "seeded", "minute", "minutes"}
-# Words that tie a count to other counts or to two ("two men hug each other", "one in Jakarta and
-# another"): a larger count would contradict them.
-_TIED = {
-    "one",
-    "ones",
-    "both",
-    "each",
-    "either",
-    "neither",
-    "pair",
-    "couple",
-    "half",
-    "another",
-    "other",
-    "others",
-    "rest",
-    "remaining",
-    "between",
-    "dozen",
-    "dozens",
-    "hundreds",
-    "thousands",
-    "millions",
-    "twice",
-    "double",
-    "triple",
-}
-# Words before an age or a time of day ("dies at 91", "aged 95", "leaves at six"): not counts.
-_AGE_OR_CLOCK = {"at", "aged", "age", "ages", "turned", "turns", "turning", "until", "till", "by", "past"}
-_DURATIONS = {
-    "year",
-    "years",
-    "month",
-    "months",
-    "week",
-    "weeks",
-    "day",
-    "days",
-    "hour",
-    "hours",
-    "minutes",
-    "decades",
-    "seconds",
-}
-_BOUNDED_UNITS = {"percent": 100, "%": 100, "cents": 99, "cent": 99}
-
-
-def small_step(text: str) -> str | None:
-    """The next plausible value of a whole number in the same form, or None: a number word by the
-    next word of STEP_WORDS, digits by +1 under 10, +2 under 100, +1 (+10 when round) under 1,000, else one unit of the
-    second digit (9,000 -> 9,100)."""
-    if text.lower() in STEP_WORDS:
-        return match_case(STEP_WORDS[text.lower()], text)
-    if not _INTEGER.match(text):
-        return None
-    value = int(text.replace(",", ""))
-    digits = len(str(value))
-    if value < 100:
-        step = 1 if value < 10 else 2
-    elif value < 1000:
-        step = 10 if value % 10 == 0 else 1  # 100 -> 110, 116 -> 117 (an age stays possible)
-    else:
-        step = 10 ** (digits - 2)
-    new = value + step
-    if len(str(new)) != digits and value >= 10:
-        return None  # 99 -> 101, 995 -> 1,005: another order of magnitude
-    return f"{new:,}" if "," in text else str(new)
-
-
-def _step_refusal(doc, token) -> str | None:
-    prev = doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if token.lower_ in ("one", "1") or small_step(token.text) is None:
-        return "number that counts no noun (an age, a rank, a value on a scale)"
-    if name_number(token):
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
-    if prev is not None and (
-        prev.text in ("-", ":", "/", "#", "&", "+")
-        or any(t.lower_.rstrip(".") in _LABELS for t in doc[max(0, token.i - 2) : token.i])
-    ):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
-    if prev is not None and (prev.lower_ in _AGE_OR_CLOCK or prev.text == "," and nxt is not None and nxt.text == ","):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"  # dies at 91, Dotson, 21,
-    glued = (
-        nxt is not None
-        and token.whitespace_ == ""
-        and (nxt.text in ("-", ":", "/", "+") or nxt.text == "." and nxt.i + 1 < len(doc))
-    )
-    if glued or nxt is not None and nxt.lower_ in ("a.m.", "p.m.", "am", "pm", "th", "st", "nd", "rd"):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
-    if token.ent_type_ in ("DATE", "TIME") and nxt is not None and nxt.lower_ in _DURATIONS and token.ent_iob_ == "B":
-        pass  # a duration (20 years, 30 minutes): a small step changes it
-    elif token.ent_type_ in NAME_TYPES or (
-        prev is not None and prev.ent_type_ in NAME_TYPES and prev.ent_iob_ != "O" and token.ent_iob_ == "I"
-    ):
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
-    if _tied(doc):
-        return "a count tied to another (one of them, each, both, the others)"
-    bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
-    new = small_step(token.text)
-    if bound is not None and (not new[0].isdigit() or int(new.replace(",", "")) > bound):
-        return "ten times the value is out of bounds (a share over 100%, 100 cents or more)"
-    counted = count_bound(token)
-    if counted is not None and _value(new) > counted:
-        return "the count passes what the noun allows (players on a side, states)"
-    return None
-
-
-# A reciprocal ties no count: "two girls hug each other" and "three girls hug each other" both fit.
-RECIPROCALS = {("each", "other"), ("one", "another")}
-
-
-def _tied(doc) -> bool:
-    reciprocal = {i for t in doc[:-1] if (t.lower_, doc[t.i + 1].lower_) in RECIPROCALS for i in (t.i, t.i + 1)}
-    return any(t.lower_ in _TIED and t.i not in reciprocal for t in doc)
-
-
-def _value(text: str) -> int:
-    """The value of a whole number as ``small_step`` writes it (digits or a word of STEP_WORDS)."""
-    words = {
-        w: i for i, w in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)
-    }
-    return words.get(text.lower()) or {"twelve": 12, "fifteen": 15}.get(text.lower()) or int(text.replace(",", ""))
-
-
-def numerical_step(doc, ctx=None) -> Made:
-    """The sentence's only number raised by a small step (see ``small_step``)."""
-    numbers = numbers_in(doc)
-    if len(numbers) != 1:
-        raise Refuse("no number" if not numbers else "more than one number (the others may depend on it)")
-    token = numbers[0]
-    why = _step_refusal(doc, token)
-    if why is not None:
-        raise Refuse(why)
-    return Made(rebuild(doc, {token.i: small_step(token.text)}), "numerical:small_step")
-
 
 # A colour and the colour it becomes: pairs that stay plausible for things and animals.
 COLOURS = {

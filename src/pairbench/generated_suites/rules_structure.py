@@ -24,7 +24,7 @@ from pairbench.generated_suites.gazetteer import (
     US_STATES,
     same_thing,
 )
-from pairbench.generated_suites.rules_fallback import small_step
+from pairbench.generated_suites.rules_step import small_step
 
 # Verbs whose two arguments can be exchanged without changing the meaning.
 SYMMETRIC = {"meet", "marry", "resemble", "equal", "match", "date", "fight", "hug", "kiss", "battle", "wrestle"}

@@ -40,6 +40,12 @@ WITH_ARTICLE = {
     "us", "u.s.", "uk", "u.k.", "united states", "united kingdom", "netherlands", "philippines",
     "bahamas", "gambia", "congo", "czech republic", "dominican republic", "uae", "united arab emirates",
 }  # fmt: skip
+# Events and features only some places have: a hurricane in landlocked Illinois cannot be true.
+NATURAL = {
+    "hurricane", "typhoon", "cyclone", "tornado", "tsunami", "earthquake", "quake", "volcano", "eruption",
+    "monsoon", "flood", "flooding", "wildfire", "drought", "blizzard", "avalanche", "coast", "coastal",
+    "beach", "island", "glacier", "desert",
+}  # fmt: skip
 PRONOUNS = {"it", "its", "itself", "he", "him", "his", "himself", "she", "her", "hers", "herself"}
 PRONOUNS |= {"they", "them", "their", "theirs", "themselves"}
 FINITE = {"VBZ", "VBD", "VBP"}
@@ -153,6 +159,8 @@ def _near_miss(doc, a, made):
         return "place name that takes an article"
     if any(t.tag_ == "JJS" for t in doc):
         return "place in a superlative claim"
+    if made.rule.endswith(":gpe") and any(t.lemma_.lower() in NATURAL for t in doc):
+        return "a place beside a natural event or a coast (Hawaii preps for a hurricane: the new place may have none)"
     return None
 
 
