@@ -139,9 +139,14 @@ def claim_clause(doc):
             raise Refuse("reporting clause without its claim parsed (Y, he said)")
         return root
     clause = reported[0]
-    if clause.pos_ not in ("VERB", "AUX") or not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in clause.children):
+    if clause.pos_ not in ("VERB", "AUX") or not has_subject(clause):
         raise Refuse("reported claim without a verb and subject")
     return clause
+
+
+def has_subject(verb) -> bool:
+    """A subject of the verb's own (a noun, a passive's subject or an expletive there/it)."""
+    return any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in verb.children)
 
 
 def single_clause(doc):

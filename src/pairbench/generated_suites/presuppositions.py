@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pairbench.generated_suites.edits import REPORTING_VERBS, headline
+from pairbench.generated_suites.edits import REPORTING_VERBS, has_subject, headline
 
 # Phrases a removed not leaves ungrammatical ("not really all that important", "not X so much as Y").
 POLARITY_PHRASES = (" all that ", " so much as ", " much of a ", " in the least ", " one bit ", " a bit ")
@@ -107,10 +107,6 @@ def _clause_verb(t) -> bool:
     return finite and t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass", "amod", "compound")
 
 
-def _has_subject(verb) -> bool:
-    return any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in verb.children)
-
-
 def framed(doc, root) -> str | None:
     """Why a change of the clause would miss its claim, with or without a not: the claim sits in a
     noun's clause, after a colon, in a frame of feeling or appearance, in a participle of saying or
@@ -135,12 +131,7 @@ def framed(doc, root) -> str | None:
     for c in children:
         if c.dep_ in ("advcl", "xcomp") and c.lower_ in SAYING_PARTICIPLES:
             return "a participle of saying beside the claim (agreed, saying: X: it restates the claim)"
-        if (
-            bare_past
-            and c.dep_ in ("xcomp", "conj")
-            and any(a.tag_ == "MD" for a in c.children)
-            and not _has_subject(c)
-        ):
+        if bare_past and c.dep_ in ("xcomp", "conj") and any(a.tag_ == "MD" for a in c.children) and not has_subject(c):
             return "a participle read as the verb (Texans saddled with X might ...: the claim is the later verb)"
         marks = {m.lower_ for m in c.children if m.dep_ in ("mark", "nsubj")}
         if c.dep_ == "advcl" and "as" in marks and marks & PERSONAL:

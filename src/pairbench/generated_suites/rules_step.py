@@ -170,25 +170,28 @@ _BEFORE_NUMBER = {"$", "€", "£", "the", "a", "an", "about", "around", "nearly
 _BEFORE_NUMBER |= {"roughly", "just", "only", "least", "more", "less", "fewer", "over", "under", "up"}
 
 
+def _word_before(doc, number) -> str:
+    """The word before a number, past currency signs, articles and bounds ("more than $17")."""
+    j = number.i - 1
+    while j >= 0 and (
+        doc[j].lower_ in _BEFORE_NUMBER
+        or doc[j].lower_ == "than"
+        and j > 0
+        and doc[j - 1].lower_ in ("more", "less", "fewer")
+    ):
+        j -= 1
+    return doc[j].lower_ if j >= 0 else ""
+
+
 def _tied_numbers(doc, first, others) -> bool:
     """A later number tied to the first, or the first a bound of a range ("from 5 to 6")."""
     if not others:
         return False
-    for number in [first, *others]:
-        j = number.i - 1
-        while j >= 0 and (
-            doc[j].lower_ in _BEFORE_NUMBER
-            or doc[j].lower_ == "than"
-            and j > 0
-            and doc[j - 1].lower_ in ("more", "less", "fewer")
-        ):
-            j -= 1
-        word = doc[j].lower_ if j >= 0 else ""
-        if number is first:
-            if word in ("from", "between"):
-                return True
-            continue
+    if _word_before(doc, first) in ("from", "between"):
+        return True
+    for number in others:
         after = doc[number.i + 1].text if number.i + 1 < len(doc) else ""
+        word = _word_before(doc, number)
         if word in _LINKS or word == "," and after == "," or number.i - first.i <= 2:
             return True  # ", 34," an age in apposition; "3 2" a score
     return False
