@@ -81,6 +81,42 @@ ROUND_SEVEN_CASES = [
 
 # The full reading of the negation and hedging pairs no reading had seen: each failure's kind, and
 # the neighbour each refusal keeps.
+# Coverage regained where a reading vouched for it: a hedge on verbs that share the first one's
+# auxiliary, will -> may, did not -> might not have, a verb of announcing with its object alone, a
+# noun after a modified plural; a count in a Title-Case headline or a decimal amount takes a small
+# step; a swap of a singular and a plural re-agrees its auxiliary.
+ROUND_NINE_CASES = [
+    ("hedging", "Two women are posing for the camera and giving the thumbs up sign.",
+     "Two women may be posing for the camera and giving the thumbs up sign.", "hedging:add_may_coordinated"),
+    ("hedging", "Bergonzi pleaded guilty on June 5 and agreed to cooperate with prosecutors.",
+     "Bergonzi may have pleaded guilty on June 5 and agreed to cooperate with prosecutors.",
+     "hedging:add_may_coordinated"),
+    ("hedging", "The children swam and ran along the beach.", None,
+     "coordinated verbs (the hedge would cover one of them only)"),
+    ("hedging", "The company will release a statement.", "The company may release a statement.",
+     "hedging:will_to_may"),
+    ("hedging", "The minister did not attend the meeting.", "The minister might not have attended the meeting.",
+     "hedging:add_may_negated"),
+    ("hedging", "The goal was not just to win but to rebuild.", None, "not with a focus word (not just X but Y)"),
+    ("hedging", "The man spread butter on the loaf of bread.", "The man may have spread butter on the loaf of bread.",
+     "hedging:add_may"),
+    ("hedging", "a man walks two dogs on leashes down the street",
+     "a man may be walking two dogs on leashes down the street", "hedging:add_may_progressive"),
+    ("hedging", "EU heaps new sanctions on Syria", "EU may have heaped new sanctions on Syria", "hedging:add_may"),
+    ("hedging", "Red grapes and blueberries boost immune system, scientists say", None,
+     "a finding reported after it in a headline (grapes boost, scientists say: may have boosted?)"),
+    ("negation", "The storm was expected to hit somewhere along the coast.", None,
+     "somewhere after the verb (not expected to hit somewhere: a denial needs anywhere)"),
+    ("negation", "Nelson Mandela dies aged 95", None,
+     "a death with its age (does not die aged 74: is the death or the age denied?)"),
+    ("entity_swap", "A man is lifting weights.", "Weights are lifting a man.", "entity_swap:subject_object_agreement"),
+    ("entity_swap", "A toy train is striking a toy car.", "A toy car is striking a toy train.",
+     "entity_swap:subject_object"),
+    ("entity_swap", "A man cuts mushrooms.", None,
+     "arguments differ in number (the verb would disagree)"),
+]  # fmt: skip
+
+
 ROUND_EIGHT_CASES = [
     ("negation", "A cat is eating something.", None,
      "something as the object (is not eating something: a denial needs anything)"),
@@ -478,7 +514,12 @@ CASES = [
     ("hedging", "The patient does not smoke.", "The patient might not smoke.", "hedging:add_may_negated"),  # no ban
     ("hedging", "The dog isn't barking.", None, "negated clause (other than a present-tense auxiliary + not)"),
     ("hedging", "He can swim.", None, "already has a modal"),
-    ("hedging", "Druce will face murder charges, Conte said.", None, "already has a modal"),
+    (
+        "hedging",
+        "Druce will face murder charges, Conte said.",
+        "Druce may face murder charges, Conte said.",
+        "hedging:will_to_may",
+    ),
     (
         "hedging",
         "Druce faces murder charges, Conte said.",
@@ -710,6 +751,7 @@ CASES = [
     *ROUND_SIX_CASES,
     *ROUND_SEVEN_CASES,
     *ROUND_EIGHT_CASES,
+    *ROUND_NINE_CASES,
     (
         "temporal",
         "The river flooded the fields after the heavy rain.",
@@ -785,7 +827,7 @@ CASES = [
     ),
     (
         "entity_swap",
-        "The city government told the city council.",
+        "The man hit the other man with a stick.",
         None,
         "arguments share a word (myanmar government ... myanmar)",
     ),
@@ -864,6 +906,44 @@ FALLBACK_CASES = [
         "numerical:small_step",
     ),
     ("numerical", "Sales rose 37 percent.", "Sales rose 39 percent.", "numerical:small_step"),
+    (
+        "numerical",
+        "Gunmen Kill 11 Foreign Tourists in Pakistan",
+        "Gunmen Kill 13 Foreign Tourists in Pakistan",
+        "numerical:small_step",
+    ),
+    (
+        "numerical",
+        "Jeff Bezos Bets $250 Million on Reviving Washington Post",
+        "Jeff Bezos Bets $260 Million on Reviving Washington Post",
+        "numerical:small_step",
+    ),
+    ("numerical", "Apollo 11 Astronauts Return Home", None, "Title-Case headline (the tagger is unreliable there)"),
+    (
+        "numerical",
+        "The settlement includes $4.1 million in fees.",
+        "The settlement includes $4.2 million in fees.",
+        "numerical:small_step",
+    ),
+    (
+        "numerical",
+        "The ratio stood at 4.1 last year.",
+        None,
+        "number in a name, date, time or duration (S&P 500, June 30, 20 years)",
+    ),
+    ("numerical", "19 hurt in New Orleans shooting", "21 hurt in New Orleans shooting", "numerical:small_step"),
+    (
+        "numerical",
+        "Mexico has sent 2800 agents to Sinaloa.",
+        "Mexico has sent 2900 agents to Sinaloa.",
+        "numerical:small_step",
+    ),
+    (
+        "numerical",
+        "Heat win Game 7 in Miami.",
+        None,
+        "number in a name, date, time or duration (S&P 500, June 30, 20 years)",
+    ),
     ("numerical", "The writer died at 91.", None, "number that counts no noun (an age, a rank, a value on a scale)"),
     ("numerical", "He spent seven years in prison.", "He spent eight years in prison.", "numerical:small_step"),
     ("numerical", "The death toll now tops 100,000.", "The death toll now tops 110,000.", "numerical:small_step"),
@@ -1175,6 +1255,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
     category, _, variant = rule.partition(":")
     ta, tb = Counter(tokens(a)), Counter(tokens(b))
     gone, new = ta - tb, tb - ta
+    if category == "entity_swap" and variant.endswith("_agreement"):  # one auxiliary re-agreed
+        return sum(gone.values()) == sum(new.values()) == 1 and {*gone, *new} in ({"is", "are"}, {"was", "were"})
     if category == "entity_swap":
         return not gone and not new and tokens(a) != tokens(b)
     if category in ("numerical", "temporal", "quantifier"):
@@ -1195,7 +1277,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         if variant == "remove_adverb":
             return not new and 1 <= sum(gone.values()) <= 3
         hedge = "might" if variant == "add_may_negated" else "may"
-        return hedge in new and sum(gone.values()) <= 1 and sum(new.values()) <= 3
+        changed = 2 if variant == "add_may_negated" else 1  # "did not go" -> "might not have gone"
+        return hedge in new and sum(gone.values()) <= changed and sum(new.values()) <= 3
     if category == "near_miss":
         return gone != new
     return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
+from collections import Counter
 
 from lemminflect import getAllLemmas
 
@@ -22,7 +23,8 @@ from pairbench.generated_suites.rules_lexical import (
     QUANTIFIERS_SINGULAR,
     number_value,
 )
-from pairbench.generated_suites.rules_step import small_step
+from pairbench.generated_suites.rules_step import decimal_step, small_step
+from pairbench.generated_suites.rules_structure import AGREEMENT
 from pairbench.generated_suites.rules_temporal import TEMPORAL
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|'\w+|[\w.,]*\d[\w.,]*\d|\w+|[^\w\s]")
@@ -86,6 +88,8 @@ def _hedging(a, b, variant) -> bool:
     ops = _ops(a, b)
     if variant == "add_may_negated":
         return _hedged_negation(a, b)
+    if variant == "will_to_may":
+        return ops == [("replace", ["will"], ["may"])]
     if variant == "add_may_passive":  # "Former president arrested" -> "... may have been arrested"
         return ops == [("insert", [], ["may", "have", "been"])]
     if variant == "add_may_progressive":  # "A man slices" -> "A man may be slicing"
@@ -112,7 +116,8 @@ def _hedging(a, b, variant) -> bool:
 
 
 def _hedged_negation(a, b) -> bool:
-    """ "does not" -> "might not" (one word), or "is not" -> "might not be" (the base after not)."""
+    """ "does not" -> "might not" (one word), "is not" -> "might not be" (the base after not), "was
+    not" -> "might not have been", "did not go" -> "might not have gone"."""
     for k in range(len(a) - 1):
         if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["might", "not"]:
             continue
@@ -125,6 +130,10 @@ def _hedged_negation(a, b) -> bool:
             and _same_verb(a[k], b[k + 2])
         ):
             return True
+        if a[k] in ("was", "were") and b[k + 2 : k + 4] == ["have", "been"] and a[k + 2 :] == b[k + 4 :]:
+            return True  # "was not" -> "might not have been"
+        if a[k] == "did" and b[k + 2] == "have" and a[k + 3 :] == b[k + 4 :] and len(b) == len(a) + 1:
+            return bool(_lemmas(a[k + 2]) & _lemmas(b[k + 3]))  # "did not go" -> "might not have gone"
     return False
 
 
@@ -151,7 +160,7 @@ def check_pair(rule: str, a: str, b: str) -> bool:
     if category == "hedging":
         return _hedging(ta, tb, variant)
     if category == "numerical" and variant == "small_step":
-        return _one_replace(ta, tb, lambda x, y: small_step(x) == y)
+        return _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x)))
     if category == "numerical":
         return _one_replace(ta, tb, _numerical)
     if category == "temporal":
@@ -160,6 +169,9 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return _one_replace(ta, tb, lambda x, y: QUANTIFIERS_POSITIONAL.get(x) == y)
     if category == "quantifier":
         return _one_replace(ta, tb, _quantifier)
+    if category == "entity_swap" and variant.endswith("_agreement"):
+        gone, new = Counter(ta) - Counter(tb), Counter(tb) - Counter(ta)
+        return len(gone) == len(new) == 1 and AGREEMENT.get(next(iter(gone))) == next(iter(new))
     if category == "entity_swap":
         return sorted(ta) == sorted(tb)
     if category == "near_miss":

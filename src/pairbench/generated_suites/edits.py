@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lemminflect import getInflection
+
 
 class Refuse(Exception):
     """A rule is not sure of its output: no pair; ``reason`` is counted in the card."""
@@ -207,14 +209,30 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
     if not can_be(root, "VERB"):
         return True  # "Sussanne part ways": the tagger's verb is no verb
     before = doc[verb.i - 1] if verb.i > 0 else None
-    if before is not None and before.tag_ in ("NN", "NNS", "NNP") and can_be(root, "NOUN"):
+    has_object = any(c.dep_ == "dobj" for c in root.children)  # "rebels leave besieged Homs": a verb
+    if before is not None and before.tag_ in ("NN", "NNS", "NNP") and can_be(root, "NOUN") and not has_object:
         mistagged = before.tag_ != "NNP" and not can_be(before, "NOUN")  # "Videotron extend reach"
         mistagged |= before.lower_.endswith("ing") and before.i == 0  # "Housing starts": one noun
         if mistagged or (can_be(before, "VERB", unknown=False) and _subject_for(doc, before)):
             return True
     return any(
-        t.tag_ == "NNS" and can_be(t, "VERB", unknown=False) and t.lower_.endswith("s") and t.dep_ != "pobj"
+        t.tag_ == "NNS"
+        and can_be(t, "VERB", unknown=False)
+        and t.lower_.endswith("s")
+        and t.dep_ != "pobj"
+        and not _noun_phrase_head(doc, t)
         for t in doc[root.i + 1 :]
+    )
+
+
+def _noun_phrase_head(doc, word) -> bool:
+    """A plural with a modifier of a noun ("new sanctions", "martial arts clubs", "US hacking
+    claims"): a noun, never the verb the tagger missed. A singular noun before it is no such
+    sign ("massacre girl returns": "returns" may be the verb)."""
+    modifiers = ("amod", "det", "nummod", "poss")
+    named = any(c.dep_ == "compound" and c.tag_ in ("NNP", "NNPS", "NNS") for c in word.children)
+    return (
+        named or any(c.dep_ in modifiers for c in word.children) or doc[word.i - 1].tag_ in ("JJ", "DT", "PRP$", "CD")
     )
 
 
@@ -240,3 +258,16 @@ def finite_verb(root):
     if finite.text.startswith("'") and finite.lower_ not in ("'s", "'re", "'m"):
         raise Refuse("contracted auxiliary ('d, 'll, 've)")
     return finite, bool(auxes)
+
+
+# Participles a reader expects where lemminflect lists another first ("may have born down").
+PARTICIPLES = {"bear": "borne", "quit": "quit", "wake": "woken", "spit": "spat", "bid": "bid"}
+
+
+def inflect(lemma: str, tag: str) -> str:
+    if tag == "VBN" and lemma in PARTICIPLES:
+        return PARTICIPLES[lemma]
+    forms = getInflection(lemma, tag=tag)
+    if not forms:
+        raise Refuse(f"no {tag} form of {lemma!r}")
+    return forms[0]

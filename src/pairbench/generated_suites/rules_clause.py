@@ -15,6 +15,7 @@ from pairbench.generated_suites.edits import (
     clear_scope,
     finite_verb,
     headline,
+    inflect,
     match_case,
     reads_title_case,
     rebuild,
@@ -120,19 +121,6 @@ SOME_WORDS = {"something", "someone", "somebody"}
 HEDGE_WORDS = HEDGE_ADVERBS | {"may", "might", "could", "maybe", "likely", "unlikely", "reported", "allegedly"}
 
 
-# Participles a reader expects where lemminflect lists another first ("may have born down").
-PARTICIPLES = {"bear": "borne", "quit": "quit", "wake": "woken", "spit": "spat", "bid": "bid"}
-
-
-def inflect(lemma: str, tag: str) -> str:
-    if tag == "VBN" and lemma in PARTICIPLES:
-        return PARTICIPLES[lemma]
-    forms = getInflection(lemma, tag=tag)
-    if not forms:
-        raise Refuse(f"no {tag} form of {lemma!r}")
-    return forms[0]
-
-
 def _base(token) -> str:
     if token.pos_ not in ("VERB", "AUX"):
         raise Refuse("verb lemma unknown")
@@ -150,6 +138,9 @@ def _adjective_fragment(doc, root, finite) -> bool:
         return False
     if not doc.text.rstrip().endswith((".", "!", '"')):
         return True
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    if subject is not None and (subject.tag_ == "PRP" or any(c.dep_ == "det" for c in subject.children)):
+        return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
     obj = next((c for c in root.children if c.dep_ == "dobj"), None)
     return obj is not None and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in obj.children)
 
@@ -251,6 +242,14 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
             return "approximate count as subject (as many as, at least, up to ...: not does not deny it)"
     if not negs and any(t.lower_ in FREQUENCY_ADVERBS for t in doc):
         return "a frequency adverb (sometimes I do not: both can be true)"
+    if not negs and any(t.lower_ in ("somewhere", "someplace") for t in doc[root.i :]):
+        return "somewhere after the verb (not expected to hit somewhere: a denial needs anywhere)"
+    if (
+        not negs
+        and root.lemma_.lower() == "die"
+        and any(t.lower_ == "aged" and t.nbor().like_num for t in doc[root.i : -1])
+    ):
+        return "a death with its age (does not die aged 74: is the death or the age denied?)"
     if not negs and finite.lower_ == "must":
         return "must (must not forbids: it does not deny must)"
     if not negs and _saying_alone(root, also=("auxpass", "oprd")):
@@ -343,7 +342,7 @@ def hedging(doc, ctx=None) -> Made:
     finite, has_aux = finite_verb(root)
     if negs or any(t.lower_ in NEGATIVE_WORDS for t in doc):
         return _hedge_negated(doc, root, finite, negs)
-    if finite.tag_ == "MD":
+    if finite.tag_ == "MD" and finite.lower_ != "will":
         raise Refuse("already has a modal")
     if finite.text.startswith("'"):
         raise Refuse("contracted auxiliary ('s, 're, 'm)")
@@ -355,13 +354,23 @@ def hedging(doc, ctx=None) -> Made:
     if why is not None:
         raise Refuse(why)
     base = _base(finite) if finite.i != root.i else _base(root)
-    if any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") for c in root.children):
+    coordinated = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
+    if coordinated and not _shared_hedge(doc, root, finite, coordinated):
         raise Refuse("coordinated verbs (the hedge would cover one of them only)")
     if _saying_alone(root):
         raise Refuse("verb of saying without its claim (the hedge would doubt the saying)")
+    if finite.lower_ == "will" and finite.i != root.i:  # "will face charges" -> "may face charges"
+        return Made(rebuild(doc, {finite.i: match_case("may", finite.text)}), "hedging:will_to_may")
+    if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc) and doc[0].lower_ in ("a", "an"):
+        if base in NO_PROGRESSIVE or base in STATIVE:
+            raise Refuse("stative verb in a headline (may + present reads as a forecast)")
+        # a caption without its full stop ("a man walks two dogs"): what is seen, as it happens
+        return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
     if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc):
         if base in STATIVE:
             raise Refuse("stative verb in a headline (may + present reads as a forecast)")
+        if root.dep_ == "ccomp" and root.head.i > root.i and _bare_plural_subject(root):
+            raise Refuse("a finding reported after it in a headline (grapes boost, scientists say: may have boosted?)")
         new = f"may have {inflect(base, 'VBN')}"  # "X dies" reports a past event: "X may have died"
     elif finite.tag_ in ("VBZ", "VBP") and _caption_present(doc, root, finite, base):
         # "A train moves down the tracks" tells of what happens as it is seen: "may move" read as a
@@ -377,7 +386,25 @@ def hedging(doc, ctx=None) -> Made:
         raise Refuse("past-tense headline (may be a reduced passive)")
     else:  # past: may have + participle
         new = f"may have {inflect(base, 'VBN')}"
-    return Made(rebuild(doc, {finite.i: new}), "hedging:add_may")
+    return Made(rebuild(doc, {finite.i: new}), "hedging:add_may_coordinated" if coordinated else "hedging:add_may")
+
+
+def _shared_hedge(doc, root, finite, coordinated) -> bool:
+    """Verbs after "and" that the hedge covers as it covers the first, since they share its
+    subject and its auxiliary and keep their form: "are posing and giving" -> "may be posing and
+    giving", "pleaded guilty and agreed" -> "may have pleaded guilty and agreed", "will play and
+    conclude" -> "may play and conclude"."""
+    past = finite.i == root.i and root.tag_ == "VBD"
+    auxiliary = finite.i != root.i and (root.tag_, finite.lemma_) in (("VBG", "be"), ("VBN", "have"), ("VB", "will"))
+    if not past and not auxiliary:
+        return False
+    own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
+    for verb in coordinated:
+        if doc[verb.i - 1].lower_ != "and" or verb.tag_ != root.tag_ or any(c.dep_ in own for c in verb.children):
+            return False
+        if past and inflect(_base(verb), "VBN") != verb.lower_:
+            return False  # "ran and swam": "may have ran" is no English
+    return True
 
 
 # Adverbs that go before "be" once may comes in ("are now lucky" -> "may now be lucky").
@@ -385,6 +412,15 @@ BEFORE_BE = {"now", "still", "already", "always", "also", "just", "often", "usua
 BEFORE_BE |= {"currently", "again", "never", "once"}
 # Verbs whose headline present tense reports a state that goes on, not a past event.
 ONGOING = {"continue", "remain", "stay", "persist", "linger", "last", "keep"}
+
+
+def _bare_plural_subject(root) -> bool:
+    """A subject that is a plural without a determiner ("Red grapes and blueberries"): what is said
+    of it is general, not an event."""
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    return (
+        subject is not None and subject.tag_ == "NNS" and not any(c.dep_ in ("det", "poss") for c in subject.children)
+    )
 
 
 def _hedge_form_refusal(doc, root, finite) -> str | None:
@@ -406,11 +442,16 @@ def _hedge_form_refusal(doc, root, finite) -> str | None:
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:
-    """ "is not" -> "might not be", "does not" -> "might not" (present tense, a spelt-out not):
-    might, since "may not" also reads as a ban ("The patient may not smoke")."""
+    """ "is not" -> "might not be", "does not" -> "might not", "did not go" -> "might not have
+    gone" (a spelt-out not): might, since "may not" also reads as a ban ("The patient may not
+    smoke")."""
     others = [t for t in doc if t.lower_ in NEGATIVE_WORDS and t not in negs]
     if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
         raise Refuse("negated clause (other than a present-tense auxiliary + not)")
+    if negs[0].i + 1 < len(doc) and doc[negs[0].i + 1].lower_ in NOT_FOCUS:
+        raise Refuse("not with a focus word (not just X but Y)")
+    if finite.tag_ == "VBD" and finite.lemma_ in ("do", "be") and not finite.text.startswith("'"):
+        return _hedge_negated_past(doc, root, finite, negs[0])
     if finite.tag_ not in ("VBZ", "VBP") or finite.text.startswith("'"):
         raise Refuse("negated clause (other than a present-tense auxiliary + not)")
     if finite.lemma_ == "do" and finite.i != root.i:
@@ -419,6 +460,18 @@ def _hedge_negated(doc, root, finite, negs) -> Made:
         edits = {finite.i: match_case("might", finite.text), negs[0].i: f"{negs[0].text} {finite.lemma_}"}
         return Made(rebuild(doc, edits), "hedging:add_may_negated")
     raise Refuse("negated clause (other than a present-tense auxiliary + not)")
+
+
+def _hedge_negated_past(doc, root, finite, neg) -> Made:
+    """ "did not go" -> "might not have gone", "was not" -> "might not have been"."""
+    edits = {finite.i: match_case("might", finite.text), neg.i: f"{neg.text} have"}
+    if finite.lemma_ == "be":
+        edits[neg.i] += " been"
+    elif finite.i == root.i or root.i != neg.i + 1:
+        raise Refuse("negated clause (other than a present-tense auxiliary + not)")  # "did not even go"
+    else:
+        edits[root.i] = inflect(_base(root), "VBN")
+    return Made(rebuild(doc, edits), "hedging:add_may_negated")
 
 
 def _unhedge(doc, root, present) -> Made:

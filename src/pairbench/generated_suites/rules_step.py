@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
+from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
 from pairbench.generated_suites.rules_lexical import LABELS, NAME_TYPES, count_bound, name_number, numbers_in
 
 # Number words and the next value in words (one is left out: the noun's number would change).
@@ -31,9 +31,10 @@ STEP_WORDS = {
     "ten": "twelve",
     "twelve": "fifteen",
 }
-_INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$")
+_INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
 # Words beside which a number is an identifier, a label, a score or a rank, never a count.
 _LABELS = LABELS | {"top", "g", "fortune", "mp", "size", "ranked", "seed", "seeded", "minute", "minutes"}
+_LABELS |= {"game", "chapter", "flight", "route", "area", "channel", "formula", "apollo", "catch"}
 # Words that tie a count to other counts or to two ("two men hug each other", "one in Jakarta and
 # another"): a larger count would contradict them.
 _TIED = {
@@ -79,6 +80,7 @@ _DURATIONS = {
     "seconds",
 }
 _BOUNDED_UNITS = {"percent": 100, "%": 100, "cents": 99, "cent": 99}
+CURRENCY = {"$", "€", "£", "¥"}
 
 
 def small_step(text: str) -> str | None:
@@ -103,10 +105,37 @@ def small_step(text: str) -> str | None:
     return f"{new:,}" if "," in text else str(new)
 
 
+_DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
+# Words after a number that make it an amount: a scale of money or a share ("$4.1 million", "11.2%").
+_AMOUNT_AFTER = {"million", "billion", "trillion", "bn", "m", "percent", "%", "cents"}
+
+
+def decimal_step(text: str) -> str | None:
+    """A decimal raised by one unit of its last digit, its integer part the same length
+    (4.1 -> 4.2, 62.6 -> 62.7, 2.38 -> 2.39; 9.9 is left alone), or None."""
+    match = _DECIMAL.match(text)
+    if match is None:
+        return None
+    places = len(match.group(2))
+    new = f"{int(match.group(1) + match.group(2)) + 1:0{places + 1}d}"
+    whole, frac = new[:-places], new[-places:]
+    return f"{whole}.{frac}" if len(whole) == len(match.group(1)) else None
+
+
+def stepped(doc, token) -> str | None:
+    """The number's small step: ``small_step`` for a whole number, ``decimal_step`` for a decimal
+    amount of money or a share (after a currency sign or before million, percent, cents)."""
+    if token.lower_ in ("one", "1"):
+        return None
+    nxt = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
+    amount = token.i > 0 and doc[token.i - 1].text in CURRENCY or nxt in _AMOUNT_AFTER
+    return small_step(token.text) or (decimal_step(token.text) if amount else None)
+
+
 def _step_refusal(doc, token) -> str | None:
     prev = doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if token.lower_ in ("one", "1") or small_step(token.text) is None:
+    if stepped(doc, token) is None:
         return "number that counts no noun (an age, a rank, a value on a scale)"
     if name_number(token):
         return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
@@ -133,8 +162,8 @@ def _step_refusal(doc, token) -> str | None:
     if _tied(doc):
         return "a count tied to another (one of them, each, both, the others)"
     bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
-    new = small_step(token.text)
-    if bound is not None and (not new[0].isdigit() or int(new.replace(",", "")) > bound):
+    new = stepped(doc, token)
+    if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
         return "ten times the value is out of bounds (a share over 100%, 100 cents or more)"
     counted = count_bound(token)
     if counted is not None and _value(new) > counted:
@@ -151,12 +180,12 @@ def _tied(doc) -> bool:
     return any(t.lower_ in _TIED and t.i not in reciprocal for t in doc)
 
 
-def _value(text: str) -> int:
+def _value(text: str) -> float:
     """The value of a whole number as ``small_step`` writes it (digits or a word of STEP_WORDS)."""
     words = {
         w: i for i, w in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)
     }
-    return words.get(text.lower()) or {"twelve": 12, "fifteen": 15}.get(text.lower()) or int(text.replace(",", ""))
+    return words.get(text.lower()) or {"twelve": 12, "fifteen": 15}.get(text.lower()) or float(text.replace(",", ""))
 
 
 # Words before a later number that tie it to the first: a range, a comparison, a part, a share, a
@@ -197,16 +226,32 @@ def _tied_numbers(doc, first, others) -> bool:
     return False
 
 
+def _title_case_refusal(doc, token) -> str | None:
+    """In a Title-Case headline the tagger cannot tell a name from a phrase, so only a count in
+    digits before what it counts ("Gunmen Kill 11 Foreign Tourists", "Bets $250 Million") is
+    read, and only after a verb, a preposition or nothing: never after a name ("Apollo 11",
+    "Catch 22", "Heat Win Game 7", "Ocean's 11")."""
+    prev = doc[token.i - 1] if token.i > 0 else None
+    if prev is not None and prev.text in CURRENCY:
+        return None  # an amount of money ("Bets $250 Million", "Record $38 bn")
+    if not token.text[:1].isdigit() or token.head.i < token.i or prev is not None and prev.pos_ not in ("VERB", "ADP"):
+        return "Title-Case headline (the tagger is unreliable there)"
+    return None
+
+
+@reads_title_case
 def numerical_step(doc, ctx=None) -> Made:
     """The sentence's first number raised by a small step (see ``small_step``); other numbers may
-    stand beside it when none is tied to it ("7 police officers were killed and 4 wounded" -> 8)."""
+    stand beside it when none is tied to it ("7 police officers were killed and 4 wounded" -> 8).
+    In a Title-Case headline, only a count in digits after a verb or a preposition
+    (``_title_case_refusal``)."""
     numbers = numbers_in(doc)
     if not numbers:
         raise Refuse("no number")
     token = numbers[0]
     if _tied_numbers(doc, token, numbers[1:]):
         raise Refuse("more than one number (the others may depend on it)")
-    why = _step_refusal(doc, token)
+    why = (_title_case_refusal(doc, token) if title_case(doc) else None) or _step_refusal(doc, token)
     if why is not None:
         raise Refuse(why)
-    return Made(rebuild(doc, {token.i: small_step(token.text)}), "numerical:small_step")
+    return Made(rebuild(doc, {token.i: stepped(doc, token)}), "numerical:small_step")

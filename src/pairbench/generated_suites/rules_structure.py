@@ -8,6 +8,7 @@ from pairbench.generated_suites.edits import (
     Made,
     Refuse,
     finite_verb,
+    match_case,
     single_clause,
     title_case,
 )
@@ -131,17 +132,44 @@ def entity_swap(doc, ctx=None) -> Made:
         (t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0) and t.lower_.endswith("s") for t in (subj, obj)
     ):
         raise Refuse("proper noun ending in s (its number is unsure: Homs, Lucent Technologies)")
-    if {t.lower_ for t in a if t.is_alpha and not t.is_stop} & {t.lower_ for t in b if t.is_alpha and not t.is_stop}:
+    words_a, words_b = ({t.lower_ for t in span if t.is_alpha and not t.is_stop} for span in (a, b))
+    if words_a <= words_b or words_b <= words_a:  # "a toy train ... a toy car" keeps two participants
         raise Refuse("arguments share a word (myanmar government ... myanmar)")
+    tokens = [t.text_with_ws for t in doc]
     if plural(subj) != plural(obj):
-        raise Refuse("arguments differ in number (the verb would disagree)")
+        aux = _agreeing_auxiliary(root, a, b)
+        tokens[aux.i] = match_case(AGREEMENT[aux.lower_], aux.text) + aux.whitespace_
+        rule += "_agreement"
     if a.text.lower() == b.text.lower():
         raise Refuse("identical arguments")
-    tokens = [t.text_with_ws for t in doc]
     tail_a, tail_b = a[-1].whitespace_, b[-1].whitespace_
     out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + tail_a
     out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + tail_b + "".join(tokens[b.end :])
     return Made(out.strip(), rule)
+
+
+# An auxiliary and its form for a subject of the other number: the one verb form a swap of a
+# singular and a plural argument changes ("A man is lifting weights" -> "Weights are lifting a man").
+AGREEMENT = {"is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has"}
+_IRREGULAR_PLURALS = {"men", "women", "people", "children", "mice", "geese", "feet", "teeth", "police"}
+
+
+def _agreeing_auxiliary(root, a, b):
+    """The auxiliary between the two arguments that a swap of a singular and a plural re-agrees
+    ("is" -> "are"), or refuse: a verb without one, a sentence longer than a caption of one verb
+    (12 tokens, no comma, no coordinated verb), or a plural without a plural's form (a tagger may
+    tag "broccoli" a plural)."""
+    doc = root.doc
+    aux = next((c for c in root.children if c.dep_ in ("aux", "auxpass") and c.lower_ in AGREEMENT), None)
+    if aux is None or not a.end <= aux.i < b.start:
+        raise Refuse("arguments differ in number (the verb would disagree)")
+    if len(doc) > 12 or any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") or t.text in (",", ";") for t in doc):
+        raise Refuse("arguments differ in number, in a sentence longer than a caption (one verb form re-agreed)")
+    for span in (a, b):
+        head = span.root
+        if plural(head) and not (head.lower_.endswith("s") or head.lower_ in _IRREGULAR_PLURALS):
+            raise Refuse("arguments differ in number (the verb would disagree)")
+    return aux
 
 
 # The types near_miss replaces, each within a fine type it can check (see fine_type).

@@ -20,6 +20,10 @@ REPORTING = {
     "promise", "report", "say", "state", "suspect", "tell", "think", "threaten", "vow", "warn",
     "expect", "predict", "anticipate", "forecast",
 }  # fmt: skip
+# Verbs whose object carries a claim ("accused X of trying to ...", "claimed X with ...", "denies
+# involvement", "is considered a threat"), or that only report: may on them doubts the report,
+# whatever follows them.
+REPORT_ONLY = {"say", "tell", "report", "state", "accuse", "allege", "claim", "deny", "consider"}
 # Verbs with two objects, or an object and its complement: "bail granted X" and "X granted bail"
 # can mean the same; "EU declares Hezbollah's wing terror group" has no second participant.
 DITRANSITIVE = {
@@ -27,7 +31,7 @@ DITRANSITIVE = {
     "send", "show", "teach", "tell", "declare", "name", "label", "brand", "elect",
 }  # fmt: skip
 # Light-verb idioms: (verb lemma, object noun) that name no second participant.
-IDIOM_OBJECTS = {"sense", "place", "part", "note", "care", "sure", "way", "effect", "time", "hold", "shape"}
+IDIOM_OBJECTS = {"sense", "place", "part", "note", "care", "sure", "way", "effect", "time", "hold", "shape", "hand"}
 # Nouns after "no" that make a fixed expression ("no sense", "no doubt").
 FIXED_AFTER_NO = {"sense", "doubt", "wonder", "way", "matter", "longer", "idea", "chance", "end", "use", "point"}
 # Nouns a nationality or country only some countries have ("Saudi presidency").
@@ -92,11 +96,14 @@ def _verb_form(word: str, tag: str) -> bool:
     return any(getInflection(lemma, tag=tag)[:1] == (word,) for lemma in getAllLemmas(word).get("VERB", ()))
 
 
-def _coordinated_finite(doc) -> bool:
+def _coordinated_finite(doc, shared=()) -> bool:
     """A verb coordinated with a finite one ("picks up and holds", a headline's "ambush police,
-    kill 7"): an edit covers one only."""
+    kill 7"): an edit covers one only. ``shared``: verbs the edit covers too. A plural noun after
+    "and" beside another ("fees and expenses") is a noun."""
     for t in doc:
-        if t.dep_ != "conj" or t.i == 0 or doc[t.i - 1].lower_ not in ("and", "or", ","):
+        if t.dep_ != "conj" or t.i == 0 or doc[t.i - 1].lower_ not in ("and", "or", ",") or t.i in shared:
+            continue
+        if t.tag_ == "NNS" and t.head.tag_ == "NNS":
             continue
         if t.tag_ in FINITE or (t.tag_ == "NNS" and not list(t.children)):  # "plays ... and sings"
             return True
@@ -106,17 +113,30 @@ def _coordinated_finite(doc) -> bool:
 
 
 def _quotes_moved(a: str, b: str) -> bool:
-    return any(a.count(q) != b.count(q) for q in "\"'“”‘’") or a[:1] != b[:1] and not a[:1].isalpha()
+    return any(a.count(q) != b.count(q) for q in "\"'“”‘’") or a[:1] != b[:1] and not (a[:1] + b[:1]).isalnum()
 
 
 def _hedging(doc, a, made):
-    if _coordinated_finite(doc):
-        return "hedge on one of coordinated verbs"
     start, _, _ = changed(a, made.text)
     verb = next((t for t in doc if t.idx >= start and t.pos_ == "VERB"), None)
-    if verb is not None and verb.lemma_.lower() in REPORTING:
+    shared = (
+        {c.i for c in verb.children if c.dep_ == "conj"}
+        if verb is not None and made.rule.endswith("_coordinated")
+        else ()
+    )
+    if _coordinated_finite(doc, shared):
+        return "hedge on one of coordinated verbs"
+    if verb is not None and verb.lemma_.lower() in REPORTING and _reports_a_claim(verb):
         return "hedge on a reporting or attitude verb"
     return None
+
+
+def _reports_a_claim(verb) -> bool:
+    """A verb of saying or accusing (REPORT_ONLY), or one of thinking or announcing with a clause
+    or a to-infinitive after it ("believes that ...", "expects prices to rise"): may on it doubts
+    the report, not the claim. With an object only ("announced plans", "warns Kenya of the cost")
+    the verb is the event, and the hedge doubts it."""
+    return verb.lemma_.lower() in REPORT_ONLY or any(c.dep_ in ("ccomp", "xcomp", "parataxis") for c in verb.children)
 
 
 def _negation(doc, a, made):
