@@ -139,7 +139,7 @@ def entity_swap(doc, ctx=None) -> Made:
     if plural(subj) != plural(obj):
         aux = _agreeing_auxiliary(root, a, b)
         tokens[aux.i] = match_case(AGREEMENT[aux.lower_], aux.text) + aux.whitespace_
-        rule += "_agreement"
+        rule = AGREED_RULES[rule]
     if a.text.lower() == b.text.lower():
         raise Refuse("identical arguments")
     tail_a, tail_b = a[-1].whitespace_, b[-1].whitespace_
@@ -151,6 +151,10 @@ def entity_swap(doc, ctx=None) -> Made:
 # An auxiliary and its form for a subject of the other number: the one verb form a swap of a
 # singular and a plural argument changes ("A man is lifting weights" -> "Weights are lifting a man").
 AGREEMENT = {"is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has"}
+AGREED_RULES = {
+    "entity_swap:subject_object": "entity_swap:subject_object_agreement",
+    "entity_swap:passive_agent": "entity_swap:passive_agent_agreement",
+}
 _IRREGULAR_PLURALS = {"men", "women", "people", "children", "mice", "geese", "feet", "teeth", "police"}
 
 
