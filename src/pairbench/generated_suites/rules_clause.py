@@ -365,7 +365,7 @@ def hedging(doc, ctx=None) -> Made:
         if base in NO_PROGRESSIVE or base in STATIVE:
             raise Refuse("stative verb in a headline (may + present reads as a forecast)")
         # a caption without its full stop ("a man walks two dogs"): what is seen, as it happens
-        return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
+        return _hedge_progressive(doc, finite, base)
     if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc):
         if base in STATIVE:
             raise Refuse("stative verb in a headline (may + present reads as a forecast)")
@@ -375,7 +375,7 @@ def hedging(doc, ctx=None) -> Made:
     elif finite.tag_ in ("VBZ", "VBP") and _caption_present(doc, root, finite, base):
         # "A train moves down the tracks" tells of what happens as it is seen: "may move" read as a
         # forecast in the blind reading of 2026-11-24; "may be moving" hedges what is seen
-        return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
+        return _hedge_progressive(doc, finite, base)
     elif finite.tag_ in ("VBZ", "VBP"):
         new = f"may {base}"
     elif _adjective_fragment(doc, root, finite):
@@ -387,6 +387,11 @@ def hedging(doc, ctx=None) -> Made:
     else:  # past: may have + participle
         new = f"may have {inflect(base, 'VBN')}"
     return Made(rebuild(doc, {finite.i: new}), "hedging:add_may_coordinated" if coordinated else "hedging:add_may")
+
+
+def _hedge_progressive(doc, finite, base) -> Made:
+    """ "A man slices" -> "A man may be slicing": a caption's event, hedged as it is seen."""
+    return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
 
 
 def _shared_hedge(doc, root, finite, coordinated) -> bool:

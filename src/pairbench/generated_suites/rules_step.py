@@ -135,7 +135,8 @@ def stepped(doc, token) -> str | None:
 def _step_refusal(doc, token) -> str | None:
     prev = doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if stepped(doc, token) is None:
+    new = stepped(doc, token)
+    if new is None:
         return "number that counts no noun (an age, a rank, a value on a scale)"
     if name_number(token):
         return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
@@ -162,7 +163,6 @@ def _step_refusal(doc, token) -> str | None:
     if _tied(doc):
         return "a count tied to another (one of them, each, both, the others)"
     bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
-    new = stepped(doc, token)
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
         return "ten times the value is out of bounds (a share over 100%, 100 cents or more)"
     counted = count_bound(token)
