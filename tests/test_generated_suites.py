@@ -34,9 +34,10 @@ from pairbench.generated_suites.generate import (
     load_parser,
 )
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
-from pairbench.generated_suites.rules_fallback import near_miss_attribute, quantifier_positional
+from pairbench.generated_suites.rules_fallback import near_miss_attribute
+from pairbench.generated_suites.rules_near_miss import entity_inventory
+from pairbench.generated_suites.rules_quantifier import quantifier_positional
 from pairbench.generated_suites.rules_step import numerical_step, small_step
-from pairbench.generated_suites.rules_structure import entity_inventory
 from pairbench.generated_suites.rules_temporal import temporal_opening
 from pairbench.generated_suites.vetoes import fragment_veto
 from pairbench.study.anchored import (
@@ -114,6 +115,28 @@ ROUND_NINE_CASES = [
      "entity_swap:subject_object"),
     ("entity_swap", "A man cuts mushrooms.", None,
      "arguments differ in number (the verb would disagree)"),
+]  # fmt: skip
+
+# The tenth round: refusals for the pairs earlier readings found invalid that the suites still wrote.
+ROUND_TEN_CASES = [
+    ("hedging", "Scuba diver submerged in water.", None,
+     "a caption's past form with no object (diver submerged in water: a state, may have submerged an act)"),
+    ("hedging", "Eight bottles of Harp lager lined up on the floor.", None,
+     "a caption's past form with no object (diver submerged in water: a state, may have submerged an act)"),
+    ("hedging", "Thousands of people marched through the city.",
+     "Thousands of people may have marched through the city.", "hedging:add_may"),
+    ("hedging", "Former Zambian president arrested", "Former Zambian president may have been arrested",
+     "hedging:add_may_passive"),
+    ("hedging", "I wood have asked her if she is up for it.", None,
+     "a word the parse hangs on a pronoun (I wood have asked: may goes where?)"),
+    ("negation", "Amnesty International has said that over the past 20 years it has collected information about "
+     "17,000 disappearances in Iraq but the actual figure may be much higher.", None,
+     "a but clause about the claim's object (..., but it turned out to be: it presupposes the claim)"),
+    ("entity_swap", "U.S. bans carry-on liquids, gels on flights to Russia", None,
+     "verb glued to a neighbour by a hyphen (bans carry-on liquids: a modifier, not the verb)"),
+    ("numerical", "The patient takes 2 inhalers a day.", "The patient takes 3 inhalers a day.", "numerical:small_step"),
+    ("numerical", "The factory produces about 400 cars a day.", "The factory produces about 4000 cars a day.",
+     "numerical:digits_x10"),
 ]  # fmt: skip
 
 
@@ -752,6 +775,7 @@ CASES = [
     *ROUND_SEVEN_CASES,
     *ROUND_EIGHT_CASES,
     *ROUND_NINE_CASES,
+    *ROUND_TEN_CASES,
     (
         "temporal",
         "The river flooded the fields after the heavy rain.",
@@ -1506,7 +1530,7 @@ def test_generated_suite_with_unknown_dataset_stops_in_one_line(workdir):
 
 
 def test_near_miss_numbers_keep_their_form_and_agreement():
-    from pairbench.generated_suites.rules_structure import same_number_form
+    from pairbench.generated_suites.rules_near_miss import same_number_form
 
     assert not same_number_form("Two", "1")  # "1 dogs play": agreement and form both broken
     assert not same_number_form("two", "one")  # "one dogs play"
@@ -1555,6 +1579,11 @@ def test_the_parser_folder_is_checked_as_a_spacy_pipeline(tmp_path):
         ),
         ("Forty people died in the fire.", "40 people died in the blaze.", None),
         (
+            "Romney picks Ryan as running mate: source",
+            "Romney picks Ryan as his running mate",
+            "the two sentences differ in a hedge or modal (I think, may, set to, will)",
+        ),
+        (
             "The doctor may refer the patient to a specialist.",
             "The physician might send the patient to a specialist.",
             None,
@@ -1570,7 +1599,7 @@ def test_positive_controls_refuse_hedges_and_names(a, p, reason):
 
 def test_near_miss_pool_keeps_amounts_modest_and_skips_aliases_and_historical_persons(nlp):
     from pairbench.generated_suites.gazetteer import same_thing
-    from pairbench.generated_suites.rules_structure import amount, modest_change
+    from pairbench.generated_suites.rules_near_miss import amount, modest_change
 
     assert amount("$2.81") == pytest.approx(2.81) and amount("4.7 million") == pytest.approx(4.7e6)
     assert modest_change("12", "30") and not modest_change("12", "500") and not modest_change("$2.81", "$395,000")

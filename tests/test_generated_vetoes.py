@@ -81,6 +81,10 @@ PAIRS = [
     ("temporal", '"It was a test before the launch.', 'It was a test after the launch."',
      "temporal:before", "quotation marks moved"),
     ("temporal", "It was a test before the launch.", "It was a test after the launch.", "temporal:before", None),
+    ("near_miss", "Iran, world powers begin new round of nuclear talks", "US, world powers begin new round of nuclear talks",
+     "near_miss:gpe", "a world power put beside the world powers (Iran, world powers -> US, world powers: one of them)"),
+    ("near_miss", "Iran, world powers begin new round of nuclear talks",
+     "India, world powers begin new round of nuclear talks", "near_miss:gpe", None),
 ]  # fmt: skip
 
 PARAPHRASES = [
@@ -137,6 +141,11 @@ def test_changed_span():
             "A little girl running at on the shore of a beach.",
             "other paraphrase has a doubled word or two words that never meet (at on)",
         ),
+        (
+            "during the clash 7 seven police officers were killed.",
+            "other paraphrase has a doubled word or two words that never meet (at on)",
+        ),
+        ("Seven police officers were killed, 7 of them in the north.", None),
         (
             "voted Voted It's definitely not what it used to be.",
             "other paraphrase has a doubled word or two words that never meet (at on)",

@@ -14,14 +14,13 @@ from collections import Counter
 from lemminflect import getAllLemmas
 
 from pairbench.generated_suites.rules_clause import HEDGE_ADVERBS
-from pairbench.generated_suites.rules_fallback import QUANTIFIERS_POSITIONAL
-from pairbench.generated_suites.rules_lexical import (
-    NUMBER_WORDS,
+from pairbench.generated_suites.rules_lexical import NUMBER_WORDS, number_value
+from pairbench.generated_suites.rules_quantifier import (
     QUANTIFIERS_MASS,
     QUANTIFIERS_PARTITIVE,
     QUANTIFIERS_PLURAL,
+    QUANTIFIERS_POSITIONAL,
     QUANTIFIERS_SINGULAR,
-    number_value,
 )
 from pairbench.generated_suites.rules_step import decimal_step, small_step
 from pairbench.generated_suites.rules_structure import AGREEMENT
@@ -319,4 +318,6 @@ def _hedges(ts: list[str]) -> set[str]:
     set to, going to), hedge (I think, probably), report (reportedly)."""
     out = {_CONTROL_HEDGES[t] for t in ts if t in _CONTROL_HEDGES}
     out |= {"future" for t, u in itertools.pairwise(ts) if t in ("set", "going") and u == "to"}
+    if ts[-2:] in ([":", "source"], [":", "sources"], ["-", "source"], ["-", "sources"]):
+        out.add("report")  # "Romney picks Ryan as running mate: source": the claim is a source's
     return out

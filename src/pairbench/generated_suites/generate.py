@@ -18,15 +18,14 @@ from pairbench.generated_suites.check import check_pair, control_difference
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings
 from pairbench.generated_suites.edits import Refuse, title_case
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
-from pairbench.generated_suites.rules_clause import hedging, negation
-from pairbench.generated_suites.rules_fallback import near_miss_attribute, quantifier_positional
-from pairbench.generated_suites.rules_lexical import numerical, quantifier
+from pairbench.generated_suites.rules_clause import negation
+from pairbench.generated_suites.rules_fallback import near_miss_attribute
+from pairbench.generated_suites.rules_hedging import hedging
+from pairbench.generated_suites.rules_lexical import numerical
+from pairbench.generated_suites.rules_near_miss import entity_inventory, near_miss
+from pairbench.generated_suites.rules_quantifier import quantifier, quantifier_positional
 from pairbench.generated_suites.rules_step import numerical_step
-from pairbench.generated_suites.rules_structure import (
-    entity_inventory,
-    entity_swap,
-    near_miss,
-)
+from pairbench.generated_suites.rules_structure import entity_swap
 from pairbench.generated_suites.rules_temporal import temporal, temporal_opening
 from pairbench.generated_suites.source import keep_language
 from pairbench.generated_suites.vetoes import anchor_veto, fragment_veto, pair_veto, paraphrase_veto

@@ -85,7 +85,7 @@ def presupposed(doc, root, negs) -> str | None:
 
 def but_refers_back(root, conj) -> bool:
     """ "X found a bone, but it turned out ...": the later clause's pronoun is the claim's object."""
-    but = any(c.lower_ == "but" and c.dep_ == "cc" and c.i < conj.i for c in root.children)
+    but = any(t.lower_ == "but" and t.dep_ == "cc" for t in conj.doc[root.i + 1 : conj.i])
     return but and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in BACK_POINTING for c in conj.children)
 
 

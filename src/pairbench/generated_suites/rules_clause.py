@@ -1,4 +1,5 @@
-"""Clause rules on the main verb: negation and hedging (do-support, modals, contractions)."""
+"""The negation rule on the claim's clause (do-support, not after an auxiliary, a not removed), and
+the clause helpers the hedging rule shares with it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from pairbench.generated_suites.edits import (
     CONTRACTED_HOSTS,
     NEAR_NEGATIVE_WORDS,
     NEGATIVE_WORDS,
-    WISHING,
     Made,
     Refuse,
     claim_clause,
@@ -16,8 +16,6 @@ from pairbench.generated_suites.edits import (
     finite_verb,
     headline,
     inflect,
-    match_case,
-    reads_title_case,
     rebuild,
 )
 from pairbench.generated_suites.presuppositions import framed, presupposed
@@ -121,7 +119,7 @@ SOME_WORDS = {"something", "someone", "somebody"}
 HEDGE_WORDS = HEDGE_ADVERBS | {"may", "might", "could", "maybe", "likely", "unlikely", "reported", "allegedly"}
 
 
-def _base(token) -> str:
+def verb_base(token) -> str:
     if token.pos_ not in ("VERB", "AUX"):
         raise Refuse("verb lemma unknown")
     lemmas = getLemma(token.lower_, upos=token.pos_) or getLemma(token.lower_, upos="VERB")
@@ -131,7 +129,7 @@ def _base(token) -> str:
     return lemma
 
 
-def _adjective_fragment(doc, root, finite) -> bool:
+def adjective_fragment(doc, root, finite) -> bool:
     """A past form at the root of an unpunctuated headline or a caption ("Man found dead in
     hotel", "Yellow striped cat."): it may be a reduced passive or an adjective, not a verb."""
     if finite.i != root.i or root.tag_ != "VBD":
@@ -145,13 +143,13 @@ def _adjective_fragment(doc, root, finite) -> bool:
     return obj is not None and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in obj.children)
 
 
-def _reduced_passive(doc, root) -> bool:
+def reduced_passive(doc, root) -> bool:
     """A headline's bare participle with no object and no coordinated verb ("Former Zambian
     president arrested", "Kevin Rudd sworn in as prime minister"): a passive with its "was" left
     out, which keeps its sense with "not" or "may have been" before the participle."""
     if not headline(doc) or root.i == 0 or not root.text.islower():
         return False
-    lemma = _base(root)
+    lemma = verb_base(root)
     if lemma in NO_PASSIVE:
         return False
     participles = {p.lower() for p in getInflection(lemma, tag="VBN") or ()}
@@ -178,10 +176,10 @@ def negation(doc, ctx=None) -> Made:
     why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
     if why is not None:
         raise Refuse(why)
-    if not negs and _adjective_fragment(doc, root, finite):
-        if _reduced_passive(doc, root) and _bare_count(doc, root):
+    if not negs and adjective_fragment(doc, root, finite):
+        if reduced_passive(doc, root) and _bare_count(doc, root):
             raise Refuse("a count with no noun before a participle (Two not reported dead is no English)")
-        if _reduced_passive(doc, root):  # "Former president arrested" -> "Former president not arrested"
+        if reduced_passive(doc, root):  # "Former president arrested" -> "Former president not arrested"
             return Made(rebuild(doc, {root.i: f"not {root.text}"}), "negation:insert_not")
         raise Refuse("past-tense headline (may be a reduced passive)")
     if negs:
@@ -200,10 +198,10 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse("have before a preposition (has among the strictest: no do-support)")
     if root.lemma_ == "have" and after is not None and after.tag_ == "VBN":  # "we have co-operated", parsed as a verb
         return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
-    if _adverb_before(doc, root) and doc[root.i - 1].lower_ not in HEDGE_ADVERBS:  # "reportedly did not" reads
+    if adverb_before(doc, root) and doc[root.i - 1].lower_ not in HEDGE_ADVERBS:  # "reportedly did not" reads
         raise Refuse("an adverb before the verb (rapidly does not fire: not lands on the adverb)")
     do = DO_FORMS[root.tag_]
-    return Made(rebuild(doc, {root.i: f"{do} not {_base(root)}"}), "negation:do_support")
+    return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}"}), "negation:do_support")
 
 
 def _with_not(finite) -> str:
@@ -219,7 +217,7 @@ def _bare_count(doc, root) -> bool:
     )
 
 
-def _adverb_before(doc, verb) -> bool:
+def adverb_before(doc, verb) -> bool:
     """An adverb right before a verb with no auxiliary ("rapidly fires", "officially designates")."""
     return verb.i > 0 and doc[verb.i - 1].dep_ == "advmod" and doc[verb.i - 1].tag_ == "RB"
 
@@ -252,7 +250,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "a death with its age (does not die aged 74: is the death or the age denied?)"
     if not negs and finite.lower_ == "must":
         return "must (must not forbids: it does not deny must)"
-    if not negs and _saying_alone(root, also=("auxpass", "oprd")):
+    if not negs and saying_alone(root, also=("auxpass", "oprd")):
         return "verb of saying without its claim (says to put: not would deny the saying)"
     if not negs and any(c.dep_ == "dobj" and c.lower_ in SOME_WORDS for c in root.children):
         return "something as the object (is not eating something: a denial needs anything)"
@@ -273,7 +271,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     return None
 
 
-def _saying_alone(root, also=()) -> bool:
+def saying_alone(root, also=()) -> bool:
     """A verb of saying with no object or reported clause ("He said at every level"), or with a
     headline's claim cut to an object and its participle ("says deal reached"); ``also``: more
     dependents that carry its claim."""
@@ -285,7 +283,7 @@ def _saying_alone(root, also=()) -> bool:
     )
 
 
-def _caption_present(doc, root, finite, base) -> bool:
+def caption_present(doc, root, finite, base) -> bool:
     """A caption's present: an event verb with no auxiliary, no complement of a state ("looks
     happy") and no habit ("sometimes", "every week"), in a short sentence without commas, whose
     subject is an indefinite or counted common noun ("A man", "Two dogs") or someone."""
@@ -312,7 +310,7 @@ def _unnegate(doc, root, finite, neg) -> Made:
         raise Refuse("negation not right after the finite verb")
     if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
         return Made(
-            rebuild(doc, {finite.i: "", neg.i: "", root.i: inflect(_base(root), finite.tag_)}), "negation:remove_do"
+            rebuild(doc, {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}), "negation:remove_do"
         )
     edits = {neg.i: ""}
     if neg.lower_ == "n't" and finite.lower_ in CONTRACTED_HOSTS:
@@ -320,176 +318,3 @@ def _unnegate(doc, root, finite, neg) -> Made:
     elif neg.lower_ == "n't" and finite.lower_ == "ai":
         raise Refuse("ain't")
     return Made(rebuild(doc, edits), "negation:remove_not")
-
-
-@reads_title_case
-def hedging(doc, ctx=None) -> Made:
-    """The claim's clause hedged (a reported claim, never the verb of saying), or its hedge removed.
-
-    Title-Case headlines are read: a hedge rests on the finite verb alone, and the blind reading
-    of 2026-11-24 found every one of the 17 STS-B Title-Case hedges valid."""
-    root = claim_clause(doc)
-    clear_scope(doc, root)
-    why = framed(doc, root)
-    if why is not None:
-        raise Refuse(why)
-    present = [t for t in doc if t.lower_ in HEDGE_WORDS]
-    if present:
-        return _unhedge(doc, root, present)
-    if any(t.lower_ in CERTAINTY_ADVERBS for t in doc):
-        raise Refuse("a certainty adverb (definitely may: the hedge contradicts it)")
-    negs = [c for c in root.children if c.dep_ == "neg"]
-    finite, has_aux = finite_verb(root)
-    if negs or any(t.lower_ in NEGATIVE_WORDS for t in doc):
-        return _hedge_negated(doc, root, finite, negs)
-    if finite.tag_ == "MD" and finite.lower_ != "will":
-        raise Refuse("already has a modal")
-    if finite.text.startswith("'"):
-        raise Refuse("contracted auxiliary ('s, 're, 'm)")
-    if finite.i == root.i and _adverb_before(doc, root):
-        raise Refuse("an adverb before the verb (officially may have designated)")
-    if finite.lemma_ == "do" and finite.i != root.i:
-        raise Refuse("emphatic do")
-    why = _hedge_form_refusal(doc, root, finite)
-    if why is not None:
-        raise Refuse(why)
-    base = _base(finite) if finite.i != root.i else _base(root)
-    coordinated = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
-    if coordinated and not _shared_hedge(doc, root, finite, coordinated):
-        raise Refuse("coordinated verbs (the hedge would cover one of them only)")
-    if _saying_alone(root):
-        raise Refuse("verb of saying without its claim (the hedge would doubt the saying)")
-    if finite.lower_ == "will" and finite.i != root.i:  # "will face charges" -> "may face charges"
-        return Made(rebuild(doc, {finite.i: match_case("may", finite.text)}), "hedging:will_to_may")
-    if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc) and doc[0].lower_ in ("a", "an"):
-        if base in NO_PROGRESSIVE or base in STATIVE:
-            raise Refuse("stative verb in a headline (may + present reads as a forecast)")
-        # a caption without its full stop ("a man walks two dogs"): what is seen, as it happens
-        return _hedge_progressive(doc, finite, base)
-    if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc):
-        if base in STATIVE:
-            raise Refuse("stative verb in a headline (may + present reads as a forecast)")
-        if root.dep_ == "ccomp" and root.head.i > root.i and _bare_plural_subject(root):
-            raise Refuse("a finding reported after it in a headline (grapes boost, scientists say: may have boosted?)")
-        new = f"may have {inflect(base, 'VBN')}"  # "X dies" reports a past event: "X may have died"
-    elif finite.tag_ in ("VBZ", "VBP") and _caption_present(doc, root, finite, base):
-        # "A train moves down the tracks" tells of what happens as it is seen: "may move" read as a
-        # forecast in the blind reading of 2026-11-24; "may be moving" hedges what is seen
-        return _hedge_progressive(doc, finite, base)
-    elif finite.tag_ in ("VBZ", "VBP"):
-        new = f"may {base}"
-    elif _adjective_fragment(doc, root, finite):
-        if _reduced_passive(doc, root) and base in REPORTED_PARTICIPLES:
-            raise Refuse("a participle of reporting or scheduling (confirmed, set for: the hedge shifts the event)")
-        if _reduced_passive(doc, root):  # "Former president arrested" -> "... may have been arrested"
-            return Made(rebuild(doc, {root.i: f"may have been {root.text}"}), "hedging:add_may_passive")
-        raise Refuse("past-tense headline (may be a reduced passive)")
-    else:  # past: may have + participle
-        new = f"may have {inflect(base, 'VBN')}"
-    return Made(rebuild(doc, {finite.i: new}), "hedging:add_may_coordinated" if coordinated else "hedging:add_may")
-
-
-def _hedge_progressive(doc, finite, base) -> Made:
-    """ "A man slices" -> "A man may be slicing": a caption's event, hedged as it is seen."""
-    return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
-
-
-def _shared_hedge(doc, root, finite, coordinated) -> bool:
-    """Verbs after "and" that the hedge covers as it covers the first, since they share its
-    subject and its auxiliary and keep their form: "are posing and giving" -> "may be posing and
-    giving", "pleaded guilty and agreed" -> "may have pleaded guilty and agreed", "will play and
-    conclude" -> "may play and conclude"."""
-    past = finite.i == root.i and root.tag_ == "VBD"
-    auxiliary = finite.i != root.i and (root.tag_, finite.lemma_) in (("VBG", "be"), ("VBN", "have"), ("VB", "will"))
-    if not past and not auxiliary:
-        return False
-    own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
-    for verb in coordinated:
-        if doc[verb.i - 1].lower_ != "and" or verb.tag_ != root.tag_ or any(c.dep_ in own for c in verb.children):
-            return False
-        if past and inflect(_base(verb), "VBN") != verb.lower_:
-            return False  # "ran and swam": "may have ran" is no English
-    return True
-
-
-# Adverbs that go before "be" once may comes in ("are now lucky" -> "may now be lucky").
-BEFORE_BE = {"now", "still", "already", "always", "also", "just", "often", "usually", "sometimes", "even", "ever"}
-BEFORE_BE |= {"currently", "again", "never", "once"}
-# Verbs whose headline present tense reports a state that goes on, not a past event.
-ONGOING = {"continue", "remain", "stay", "persist", "linger", "last", "keep"}
-
-
-def _bare_plural_subject(root) -> bool:
-    """A subject that is a plural without a determiner ("Red grapes and blueberries"): what is said
-    of it is general, not an event."""
-    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
-    return (
-        subject is not None and subject.tag_ == "NNS" and not any(c.dep_ in ("det", "poss") for c in subject.children)
-    )
-
-
-def _hedge_form_refusal(doc, root, finite) -> str | None:
-    """Why may (have) cannot go on this verb: a past perfect, a be-to future, a wished-for claim."""
-    if finite.lemma_ == "have" and finite.tag_ == "VBD" and finite.i != root.i:
-        return "a past perfect (had reached: may have had reached is no English)"
-    if finite.i + 1 < len(doc) and doc[finite.i + 1].lower_ == "to" and finite.lemma_ == "be":
-        return "be + to (were to be unveiled: a plan, may have been to be is no English)"
-    if root.dep_ == "ccomp" and root.head.lemma_.lower() in WISHING:
-        return "a claim someone hopes for (I hope everything may be OK: no hedge)"
-    if any(c.lower_ == "being" for c in root.children if c.dep_ in ("aux", "auxpass")):
-        return "a progressive passive (was being targeted: may have been being is no English)"
-    after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
-    if finite.lemma_ == "be" and after is not None and after.lower_ in BEFORE_BE:
-        return "an adverb after be (are now lucky: may be now lucky, the adverb goes before be)"
-    if headline(doc) and finite.i == root.i and _base(root) in ONGOING:
-        return "an ongoing verb in a headline (crisis continues: may have continued moves it to the past)"
-    return None
-
-
-def _hedge_negated(doc, root, finite, negs) -> Made:
-    """ "is not" -> "might not be", "does not" -> "might not", "did not go" -> "might not have
-    gone" (a spelt-out not): might, since "may not" also reads as a ban ("The patient may not
-    smoke")."""
-    others = [t for t in doc if t.lower_ in NEGATIVE_WORDS and t not in negs]
-    if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
-        raise Refuse("negated clause (other than a present-tense auxiliary + not)")
-    if negs[0].i + 1 < len(doc) and doc[negs[0].i + 1].lower_ in NOT_FOCUS:
-        raise Refuse("not with a focus word (not just X but Y)")
-    if finite.tag_ == "VBD" and finite.lemma_ in ("do", "be") and not finite.text.startswith("'"):
-        return _hedge_negated_past(doc, root, finite, negs[0])
-    if finite.tag_ not in ("VBZ", "VBP") or finite.text.startswith("'"):
-        raise Refuse("negated clause (other than a present-tense auxiliary + not)")
-    if finite.lemma_ == "do" and finite.i != root.i:
-        return Made(rebuild(doc, {finite.i: match_case("might", finite.text)}), "hedging:add_may_negated")
-    if finite.lemma_ in ("be", "have"):
-        edits = {finite.i: match_case("might", finite.text), negs[0].i: f"{negs[0].text} {finite.lemma_}"}
-        return Made(rebuild(doc, edits), "hedging:add_may_negated")
-    raise Refuse("negated clause (other than a present-tense auxiliary + not)")
-
-
-def _hedge_negated_past(doc, root, finite, neg) -> Made:
-    """ "did not go" -> "might not have gone", "was not" -> "might not have been"."""
-    edits = {finite.i: match_case("might", finite.text), neg.i: f"{neg.text} have"}
-    if finite.lemma_ == "be":
-        edits[neg.i] += " been"
-    elif finite.i == root.i or root.i != neg.i + 1:
-        raise Refuse("negated clause (other than a present-tense auxiliary + not)")  # "did not even go"
-    else:
-        edits[root.i] = inflect(_base(root), "VBN")
-    return Made(rebuild(doc, edits), "hedging:add_may_negated")
-
-
-def _unhedge(doc, root, present) -> Made:
-    if len(present) > 1:
-        raise Refuse("more than one hedge")
-    word = present[0]
-    if word.lower_ not in HEDGE_ADVERBS or word.dep_ != "advmod" or word.head.i != root.i:
-        raise Refuse("modal or adjectival hedge (removal would need re-agreement)")
-    edits = {word.i: ""}
-    after = doc[word.i + 1] if word.i + 1 < len(doc) else None
-    if word.i == 0 and after is not None and after.text == ",":
-        edits[after.i] = ""
-    elif word.i > 0 and doc[word.i - 1].text == "," and after is not None and after.text == ",":
-        edits[after.i] = ""
-        edits[word.i - 1] = ""
-    return Made(rebuild(doc, edits), "hedging:remove_adverb")

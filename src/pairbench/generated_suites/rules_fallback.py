@@ -12,10 +12,8 @@ stream), so they add pairs without changing any pair the main rules make:
   day or month, or a relative day (today, tomorrow, the weekend);
 - ``near_miss:person_sex``: the one person word by the other sex (a man -> a woman); never beside
   a name, a place or any other named entity, as the main near-miss rule refuses a person there;
-- ``quantifier:positional``: a quantifier the parse left unattached, its plural noun found by
-  position; never in a dependent clause, as the main quantifier rule refuses.
-
-The numerical fallback, a small step, is in ``rules_step``.
+The numerical fallback, a small step, is in ``rules_step``; the quantifier's, ``quantifier:positional``,
+in ``rules_quantifier``.
 """
 
 from __future__ import annotations
@@ -388,110 +386,6 @@ def _sex(doc) -> Made | None:
     if nxt is not None and (token.whitespace_ == "" and nxt.is_alpha or nxt.text == "-" or nxt.lower_ == "of"):
         return None  # glued (man-made) or a fixed phrase (man of the match)
     return Made(rebuild(doc, {token.i: match_case(SEXES[token.lower_], token.text)}), "near_miss:person_sex")
-
-
-# Quantifiers a parse did not attach as determiners ("many arriving passengers" as the subject,
-# "Many of the shops" as the root): exchanges that keep the plural and add no negation.
-QUANTIFIERS_POSITIONAL = {"all": "some", "some": "all", "most": "few", "few": "most", "many": "few", "several": "most"}
-_VAGUE_TIME = {
-    "time",
-    "times",
-    "day",
-    "days",
-    "night",
-    "nights",
-    "week",
-    "weeks",
-    "month",
-    "months",
-    "year",
-    "years",
-    "hours",
-    "minutes",
-}
-
-
-def _plural_after(doc, token):
-    """The plural noun that ``token`` quantifies by position: "of the/them/these/those" + noun,
-    or the next noun after adjectives and participles only (all open windows, many arriving
-    passengers); None otherwise."""
-    j = token.i + 1
-    if (
-        j + 1 < len(doc)
-        and doc[j].lower_ == "of"
-        and doc[j + 1].lower_ in ("the", "these", "those", "them", "our", "their")
-    ):
-        j += 1 if doc[j + 1].lower_ == "them" else 2
-        if doc[j - 1].lower_ == "them":
-            return doc[j - 1] if token.i == 0 else None
-    while j < len(doc) and doc[j].tag_ in ("JJ", "VBG", "VBN") and doc[j].whitespace_:
-        j += 1
-    if (
-        j < len(doc)
-        and doc[j].tag_ == "NNS"
-        and (j + 1 == len(doc) or doc[j + 1].tag_ != "NNS" and doc[j + 1].pos_ != "NOUN")
-    ):
-        return doc[j]
-    return None
-
-
-def quantifier_positional(doc, ctx=None) -> Made:
-    """The sentence's one quantifier, when its noun is found by position (see ``_plural_after``),
-    in a sentence with a finite verb after it, exchanged within QUANTIFIERS_POSITIONAL."""
-    found = [
-        t
-        for t in doc
-        if t.lower_ in QUANTIFIERS_POSITIONAL
-        or t.lower_ in ("every", "each", "no", "none", "any", "both", "other", "others", "rest")
-    ]
-    if len(found) != 1 or found[0].lower_ not in QUANTIFIERS_POSITIONAL:
-        raise Refuse("no quantifier it can place")
-    token = found[0]
-    prev = doc[token.i - 1] if token.i > 0 else None
-    noun = _plural_after(doc, token)
-    if (
-        noun is None
-        or prev is not None
-        and prev.lower_
-        in (
-            "a",
-            "the",
-            "very",
-            "too",
-            "so",
-            "quite",
-            "not",
-            "of",
-            "how",
-            "as",
-            "at",
-            "in",
-            "on",
-            "for",
-            "to",
-            "with",
-            "by",
-            "from",
-        )
-    ):
-        raise Refuse("no plural noun after the quantifier, or a modified quantifier")
-    if (
-        doc.text.rstrip().endswith("?")
-        or noun.lower_ in _VAGUE_TIME
-        or token.whitespace_ == ""
-        or any(t.dep_ == "neg" for t in doc)
-    ):
-        raise Refuse("question, time adverbial, glued or negated")
-    if not any(t.i > noun.i and t.tag_ in ("VBP", "VBD", "VBZ", "MD") for t in doc) or not doc.text.rstrip().endswith(
-        (".", '"')
-    ):
-        raise Refuse("no finite verb after the quantified noun")
-    # the clause's verb, past the participles between the quantifier and its noun (many arriving passengers)
-    clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX") and not token.i < a.i <= noun.i), None)
-    if clause is not None and clause.dep_ != "ROOT":
-        raise Refuse("quantifier in a dependent clause (the exchange may break its link)")
-    new = QUANTIFIERS_POSITIONAL[token.lower_]
-    return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:positional")
 
 
 def near_miss_attribute(doc, ctx=None) -> Made:

@@ -1,4 +1,5 @@
-"""One-word rules: numerical (an order of magnitude) and quantifier."""
+"""The numerical rule: the sentence's only number, counted in digits, times ten; the number tools the
+small step (``rules_step``) and near_miss share."""
 
 from __future__ import annotations
 
@@ -6,12 +7,9 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from pairbench.generated_suites.edits import (
-    NEGATIVE_WORDS,
     Made,
     Refuse,
-    match_case,
     rebuild,
-    single_clause,
 )
 
 NUMBER_WORDS = {
@@ -51,21 +49,6 @@ LABELS = {
     "iphone",
     "#",
 }
-# Quantifier exchanges that keep the noun's number (and so the verb's agreement).
-QUANTIFIERS_PLURAL = {
-    "all": "some",
-    "some": "all",
-    "most": "few",
-    "few": "most",
-    "many": "few",
-    "no": "some",
-    "several": "no",
-}
-QUANTIFIERS_SINGULAR = {"every": "no", "each": "no", "no": "every"}
-QUANTIFIERS_MASS = {"some": "no", "no": "some", "all": "no"}
-# Partitives ("most of the students", "none of them"): the pronoun takes the verb's agreement.
-QUANTIFIERS_PARTITIVE = {"most": "few", "few": "most", "many": "few", "some": "all", "all": "some", "none": "all"}
-QUANTIFIER_WORDS = set(QUANTIFIERS_PLURAL) | set(QUANTIFIERS_SINGULAR) | set(QUANTIFIERS_PARTITIVE)
 
 
 def number_value(text: str) -> Decimal | None:
@@ -285,7 +268,24 @@ def _x10_refusal(doc, token) -> str | None:
         return "a handful in words (twenty women shear a sheep): ten times it passes what the scene allows"
     if _unit(doc, token) in _BODY_UNITS:
         return "ten times a weight or a height passes what a body or a load allows (2,600 pounds at 15)"
+    if _per_period(doc, token) and (number_value(token.text) or 0) < 10:
+        return "a handful per day or week (2 inhalers a day: ten times it passes a dose or a routine)"
     return None
+
+
+_PERIODS = {"day", "night", "week", "hour", "meal"}
+
+
+def _per_period(doc, token) -> bool:
+    """A count of a noun followed by a period it recurs in ("2 inhalers a day", "3 times per week")."""
+    end = token.head.i if token.head.i > token.i else token.i
+    after = [t.lower_ for t in doc[end + 1 : end + 3]]
+    return bool(after) and (
+        after[0] in ("daily", "nightly", "weekly", "hourly")
+        or len(after) == 2
+        and after[0] in ("a", "an", "per", "each", "every")
+        and after[1] in _PERIODS
+    )
 
 
 def numerical(doc, ctx=None) -> Made:
@@ -310,190 +310,3 @@ def numerical(doc, ctx=None) -> Made:
     if why is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: _times_ten(token.text)}), "numerical:digits_x10")
-
-
-# Time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities.
-_TIME_NOUNS = {
-    "time",
-    "times",
-    "day",
-    "days",
-    "night",
-    "nights",
-    "week",
-    "weeks",
-    "month",
-    "months",
-    "year",
-    "years",
-    "hour",
-    "hours",
-    "minute",
-    "minutes",
-    "morning",
-    "mornings",
-    "evening",
-    "evenings",
-    "afternoon",
-    "weekend",
-    "season",
-    "summer",
-    "winter",
-    "spring",
-    "autumn",
-    "fall",
-    "quarter",
-    "term",
-    "semester",
-    "moment",
-    "while",
-    "way",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "shift",
-    "visit",
-    "meal",
-}
-
-
-# Nouns after "no" in fixed expressions: "no immediate comment" is no quantity.
-_NO_IDIOMS = {
-    "comment",
-    "doubt",
-    "longer",
-    "matter",
-    "problem",
-    "idea",
-    "wonder",
-    "way",
-    "chance",
-    "need",
-    "reason",
-    "sign",
-    "word",
-    "mistake",
-}
-
-
-def _quantifier_refusal(doc, token) -> str | None:
-    if token.i > 0 and doc[token.i - 1].lower_ in (
-        "a",
-        "the",
-        "very",
-        "too",
-        "so",
-        "quite",
-        "not",
-        "of",
-        "how",
-        "as",
-        "at",
-    ):
-        return "modified quantifier (a few, the most, how many, ...)"
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if nxt is not None and (nxt.text == "-" or token.whitespace_ == "" and nxt.is_alpha):
-        return "part of a hyphenated word (all-time)"
-    if (
-        token.ent_type_ in ("DATE", "TIME")
-        or token.head.lower_ in _TIME_NOUNS
-        or token.head.ent_type_ in ("DATE", "TIME")
-    ):
-        return "time adverbial (every night, all day), not a quantity"
-    if doc.text.rstrip().endswith("?"):
-        return "question"
-    if any(c.dep_ == "conj" for c in token.head.children):
-        return "coordinated noun (several states and the government)"
-    if token.lower_ == "no" and token.head.lemma_.lower() in _NO_IDIOMS:
-        return "fixed expression (no comment, no doubt, no longer)"
-    clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
-    if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
-        return "quantifier in a result clause (so lucrative that many ...: the exchange may break its link)"
-    if any(t.lower_ in ("other", "others", "rest", "few", "many", "most") for t in doc if t.i > token.i):
-        return "contrast with the others (some cases ... others): the exchange contradicts it"
-    return None
-
-
-def _result_clause(doc, clause) -> bool:
-    """A clause of result or degree ("so lucrative that many ...", "such a hit that all ..."),
-    whose quantity the main clause's degree explains; a reported, relative or adverbial clause
-    keeps its own claim ("Ridge said no real explosives will be used")."""
-    marked = any(c.dep_ == "mark" and c.lower_ == "that" for c in clause.children)
-    return marked and any(t.lower_ in ("so", "such", "too", "enough") for t in doc[: clause.i])
-
-
-def _partitive(token):
-    """The table of a partitive quantifier ("most of the students", "none of them"), or None."""
-    prep = next((c for c in token.children if c.dep_ == "prep" and c.lower_ == "of"), None)
-    obj = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
-    if obj is None or prep.i != token.i + 1:
-        return None
-    definite = obj.lower_ in ("them", "us", "these", "those") or any(
-        c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an") for c in obj.children
-    )
-    if not definite or token.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
-        return None
-    if obj.tag_ == "NN":  # a mass noun: "most of the harvest" has no "few of the harvest"
-        return {k: v for k, v in QUANTIFIERS_PARTITIVE.items() if v not in ("few", "most") and k not in ("few", "many")}
-    return QUANTIFIERS_PARTITIVE
-
-
-def _quantifier_table(token):
-    low, tag = token.lower_, token.head.tag_
-    if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in QUANTIFIERS_PARTITIVE:
-        return _partitive(token)
-    if token.dep_ not in ("det", "amod") or token.head.pos_ not in ("NOUN", "PROPN") or token.head.i < token.i:
-        return None
-    if tag in ("NNS", "NNPS"):
-        return QUANTIFIERS_PLURAL
-    if low in ("every", "each"):
-        return QUANTIFIERS_SINGULAR
-    if low == "no" and token.head.dep_ in ("nsubj", "nsubjpass") and not any(t.lower_ == "there" for t in token.doc):
-        return QUANTIFIERS_SINGULAR  # "No dog barked" -> "Every dog barked"
-    if tag in ("NN", "NNP") and low in QUANTIFIERS_MASS and (low != "no" or token.head.dep_ == "dobj"):
-        return QUANTIFIERS_MASS  # "some food" -> "no food"; "made no sense" -> "made some sense"
-    return {}
-
-
-def quantifier(doc, ctx=None) -> Made:
-    """One quantifier exchanged for one that changes the claim and keeps the agreement: on a
-    determiner (all/some/most/few/many/several/no + plural; every/each/no + singular subject;
-    some + mass, no + a singular object), or a partitive pronoun (most/some/all/many/few/none of
-    the ...)."""
-    single_clause(doc)  # a sentence with a subject: fragments ("..., no casualties") refused
-    negated = any(t.dep_ == "neg" or t.lower_ in NEGATIVE_WORDS - {"no", "none"} for t in doc)
-    for token in doc:
-        low = token.lower_
-        if low not in QUANTIFIER_WORDS:
-            continue
-        table = _quantifier_table(token)
-        if table is None:
-            continue
-        why = _quantifier_refusal(doc, token)
-        if why is not None:
-            raise Refuse(why)
-        if low not in table:
-            raise Refuse("quantifier whose exchange would break agreement")
-        new = table[low]
-        if new in ("no", "none") and negated:
-            raise Refuse("negated sentence (the exchange would make a double negative)")
-        if new == "no" and token.head.dep_ == "pobj":
-            raise Refuse("no inside a prepositional phrase (in no grass)")
-        return Made(rebuild(doc, {token.i: match_case(new, token.text)}), f"quantifier:{low}_to_{new}")
-    raise Refuse("no quantifier determiner (all, every, some, no, most, few)")

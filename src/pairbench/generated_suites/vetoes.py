@@ -50,6 +50,20 @@ NATURAL = {
     "monsoon", "flood", "flooding", "wildfire", "drought", "blizzard", "avalanche", "coast", "coastal",
     "beach", "island", "glacier", "desert",
 }  # fmt: skip
+# The world powers of nuclear talks: "US, world powers begin talks" names one of them twice.
+WORLD_POWERS = {
+    "us",
+    "u.s.",
+    "united states",
+    "america",
+    "uk",
+    "u.k.",
+    "britain",
+    "france",
+    "china",
+    "russia",
+    "germany",
+}
 PRONOUNS = {"it", "its", "itself", "he", "him", "his", "himself", "she", "her", "hers", "herself"}
 PRONOUNS |= {"they", "them", "their", "theirs", "themselves"}
 FINITE = {"VBZ", "VBD", "VBP"}
@@ -181,6 +195,8 @@ def _near_miss(doc, a, made):
         return "place in a superlative claim"
     if made.rule.endswith(":gpe") and any(t.lemma_.lower() in NATURAL for t in doc):
         return "a place beside a natural event or a coast (Hawaii preps for a hurricane: the new place may have none)"
+    if new.lower().strip(",.;:") in WORLD_POWERS and any(t.lower_ == "powers" for t in doc):
+        return "a world power put beside the world powers (Iran, world powers -> US, world powers: one of them)"
     return None
 
 
@@ -222,6 +238,12 @@ def _kind(text: str) -> str:
     return end[-1:] if end[-1:] in ("?", "!") else "."
 
 
+# A number in digits and again in words ("7 seven police officers"): a source's slip.
+_NUMBER_TWICE = re.compile(
+    r"\b(1 one|2 two|3 three|4 four|5 five|6 six|7 seven|8 eight|9 nine|10 ten)\b", re.IGNORECASE
+)
+
+
 def lost_word(text: str) -> bool:
     """Two spaces inside the text: a word the source removed ("Cone threw an  game.")."""
     return "  " in text.strip()
@@ -249,7 +271,7 @@ def fragment_veto(text: str) -> str | None:
     words = text.split()
     if words and words[-1].lower() in DANGLING:
         return "other paraphrase ends in a determiner, preposition or conjunction (cut off)"
-    if _BROKEN.search(text):
+    if _BROKEN.search(text) or _NUMBER_TWICE.search(text):
         return "other paraphrase has a doubled word or two words that never meet (at on)"
     return None
 
