@@ -74,6 +74,8 @@ WISHING = {"hope", "wish", "pray", "want"}
 SUBORDINATORS = {"as", "while", "when", "whereas", "because", "since", "although", "though", "if", "unless"}
 # `n't` contractions whose host changes when the negation goes: ca(n't) -> can, wo(n't) -> will.
 CONTRACTED_HOSTS = {"ca": "can", "wo": "will", "sha": "shall"}
+# Entity types of a name: what a near miss replaces beside, and what keeps its capital when moved.
+NAMED_TYPES = frozenset({"PERSON", "GPE", "LOC", "NORP", "ORG", "FAC", "PRODUCT", "EVENT"})
 
 
 def match_case(new: str, old: str) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
+from pairbench.generated_suites.edits import NAMED_TYPES, Made, Refuse, match_case, rebuild
 
 # A colour and the colour it becomes: pairs that stay plausible for things and animals.
 COLOURS = {
@@ -356,7 +356,7 @@ _SEXED = {
 
 
 # Entities a person word may be tied to, as the main near-miss rule refuses a person beside them.
-_NAMED = {"PERSON", "GPE", "LOC", "NORP", "ORG", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART"}
+_NAMED = NAMED_TYPES | {"WORK_OF_ART"}
 
 
 def _named(doc) -> bool:

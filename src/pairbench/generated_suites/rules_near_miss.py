@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from pairbench.generated_suites.edits import (
+    NAMED_TYPES,
     Made,
     Refuse,
     title_case,
@@ -252,7 +253,6 @@ _INSTITUTIONS = {
 # "the island nation", "the country": a description that may name the same place as the entity.
 _DESCRIBED_PLACE = re.compile(r"\bthe (\w+ )?(nation|country|kingdom|republic|island|emirate)\b")
 _TICKER = re.compile(r"^[A-Z]{1,5}\.[A-Z]{1,2}$|^(NYSE|NASDAQ|Nasdaq)$")
-_CONTEXT_LABELS = {"PERSON", "GPE", "LOC", "NORP", "ORG", "FAC", "PRODUCT", "EVENT"}
 
 
 def _context_refusal(doc, ent) -> str | None:
@@ -279,7 +279,7 @@ def _context_refusal(doc, ent) -> str | None:
         return "a nationality used as a noun (Swiss vote, Saudi to give)"
     if ent.label_ == "ORG" and ent.root.dep_ in ("compound", "poss", "nmod", "amod") and head.i >= ent.end:
         return "an organisation used as a modifier (Treasury proposal, Fed's next chair)"
-    others = [e for e in doc.ents if e.label_ in _CONTEXT_LABELS and e.start != ent.start]
+    others = [e for e in doc.ents if e.label_ in NAMED_TYPES and e.start != ent.start]
     places = [e for e in others if e.label_ in ("GPE", "LOC", "NORP", "FAC")]
     if (
         ent.label_ in ("PERSON", "ORG")

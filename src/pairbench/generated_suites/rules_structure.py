@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pairbench.generated_suites.edits import (
+    NAMED_TYPES,
     Made,
     Refuse,
     finite_verb,
@@ -33,8 +34,6 @@ LIGHT_VERBS = {
     "change",
 }
 _PRONOUN_TAGS = ("PRP", "PRP$", "WP", "WDT", "EX")
-# Entity types whose word keeps its capital when a swap moves it ("Thai political protests").
-_NAMED = {"PERSON", "GPE", "LOC", "NORP", "ORG", "FAC", "PRODUCT", "EVENT"}
 _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantmod", "punct"}
 
 
@@ -74,7 +73,7 @@ def plural(token) -> bool:
 def phrase(span, *, first: bool) -> str:
     """The argument's words; a leading determiner takes the case of its new position."""
     words = [t.text_with_ws for t in span]
-    named = span[0].ent_type_ in _NAMED  # "Thai political protests": a name keeps its capital
+    named = span[0].ent_type_ in NAMED_TYPES  # "Thai political protests": a name keeps its capital
     if span[0].tag_ == "DT" or span[0].pos_ != "PROPN" and not span[0].text.isupper() and not named:
         words[0] = words[0][:1].lower() + words[0][1:]
     text = "".join(words).rstrip()
