@@ -35,6 +35,7 @@ from pairbench.generated_suites.generate import (
 )
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_fallback import near_miss_attribute
+from pairbench.generated_suites.rules_lexical import indefinite_article
 from pairbench.generated_suites.rules_near_miss import entity_inventory
 from pairbench.generated_suites.rules_quantifier import quantifier_positional
 from pairbench.generated_suites.rules_step import numerical_step, small_step
@@ -137,6 +138,40 @@ ROUND_TEN_CASES = [
     ("numerical", "The patient takes 2 inhalers a day.", "The patient takes 3 inhalers a day.", "numerical:small_step"),
     ("numerical", "The factory produces about 400 cars a day.", "The factory produces about 4000 cars a day.",
      "numerical:digits_x10"),
+]  # fmt: skip
+
+
+ROUND_ELEVEN_CASES = [
+    ("quantifier", "Ridge said no real explosives or harmful devices will be used in the exercise.",
+     "Ridge said some real explosives or harmful devices will be used in the exercise.", "quantifier:no_to_some"),
+    ("quantifier", "No states and the federal government passed similar bans.", None,
+     "coordinated noun (several states and the government)"),
+    ("quantifier", "While some other parts of Africa have been used as staging grounds, Malawi has not.",
+     "While all other parts of Africa have been used as staging grounds, Malawi has not.", "quantifier:some_to_all"),
+    ("quantifier", "The coach gave no details other than to say the passengers were of mixed ages.", None,
+     "contrast with the others (some cases ... others): the exchange contradicts it"),
+    ("quantifier", "Courts allowed the displays in some cases and banned them in others.", None,
+     "contrast with the others (some cases ... others): the exchange contradicts it"),
+    ("quantifier", "Turkish authorities have said all the suicide bombers were Turks.",
+     "Turkish authorities have said some of the suicide bombers were Turks.", "quantifier:all_to_some"),
+    ("quantifier", "But in the end, all the worm did was visit a pornography site.", None,
+     "no quantifier determiner (all, every, some, no, most, few)"),
+    ("quantifier", "Jim Williams said that by the middle of November, many arriving passengers in Atlanta will be "
+     "fingerprinted.", "Jim Williams said that by the middle of November, few arriving passengers in Atlanta will be "
+     "fingerprinted.", "quantifier:positional"),
+    ("numerical", "Ukrainian weightlifter gets four-year doping ban", "Ukrainian weightlifter gets five-year doping ban",
+     "numerical:small_step"),
+    ("numerical", "Investigators uncovered a 4-inch bone fragment from beneath the slab.",
+     "Investigators uncovered a 5-inch bone fragment from beneath the slab.", "numerical:small_step"),
+    ("numerical", "Now her husband, 63-year-old Roger Strunk, faces a murder indictment.", None,
+     "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"),
+    ("numerical", "He projected Vanderpool will be available within the next five years.",
+     "He projected Vanderpool will be available within the next six years.", "numerical:small_step"),
+    ("numerical", "Lucent Technologies is being investigated by two federal agencies for possible bribery.",
+     "Lucent Technologies is being investigated by three federal agencies for possible bribery.",
+     "numerical:small_step"),
+    ("numerical", "She left last Friday, two days after the department introduced a plan.",
+     "She left last Friday, three days after the department introduced a plan.", "numerical:small_step"),
 ]  # fmt: skip
 
 
@@ -923,6 +958,7 @@ CASES = [
 # Fallback rules, tried only where the category's main rule refused: (category, anchor,
 # expected A' or None when main rule and fallbacks all refuse, rule or the main rule's refusal)
 FALLBACK_CASES = [
+    *ROUND_ELEVEN_CASES,
     (
         "numerical",
         "Gunman kills 6 in shooting at a temple.",
@@ -1147,9 +1183,19 @@ FALLBACK_REFUSALS = [
     ),
     (numerical_step, "A spider has eight legs.", "the count passes what the noun allows (players on a side, states)"),
     (
+        numerical_step,
+        "The spacecraft entered orbit around Mars after a seven-month journey.",
+        "an article that would not agree (a seven-month journey -> a eight-month)",
+    ),
+    (
         quantifier_positional,
-        "The police said that many of the protesters were arrested.",
-        "quantifier in a dependent clause (the exchange may break its link)",
+        "The drug trade was so lucrative that many of the dealers lived in mansions.",
+        "quantifier in a dependent clause other than a reported one (the exchange may break its link)",
+    ),
+    (
+        quantifier_positional,
+        "Officials who met many arriving passengers were tested.",
+        "quantifier in a dependent clause other than a reported one (the exchange may break its link)",
     ),
 ]
 
@@ -1222,6 +1268,14 @@ def test_fallback_rules_keep_the_main_rules_refusals(nlp, rule, anchor, reason):
     assert refused.value.reason == reason
 
 
+@pytest.mark.parametrize(
+    "number, article",
+    [("eight", "an"), ("seven", "a"), ("8", "an"), ("18", "an"), ("11,000", "an"), ("110", "a"), ("1,800", "a")],
+)
+def test_indefinite_article_follows_the_number_as_said(number, article):
+    assert indefinite_article(number) == article
+
+
 def test_small_step_keeps_form_and_magnitude():
     steps = {
         "two": "three",
@@ -1283,6 +1337,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return sum(gone.values()) == sum(new.values()) == 1 and {*gone, *new} in ({"is", "are"}, {"was", "were"})
     if category == "entity_swap":
         return not gone and not new and tokens(a) != tokens(b)
+    if category == "quantifier" and (gone, new) == (Counter({"all": 1}), Counter({"some": 1, "of": 1})):
+        return True  # "all the bombers" -> "some of the bombers": a partitive opened
     if category in ("numerical", "temporal", "quantifier"):
         return sum(gone.values()) == 1 and sum(new.values()) == 1 and len(tokens(a)) == len(tokens(b))
     if category == "negation":

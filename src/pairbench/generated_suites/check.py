@@ -166,8 +166,8 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return _one_replace(ta, tb, lambda x, y: TEMPORAL.get(x) == y)
     if category == "quantifier" and variant == "positional":
         return _one_replace(ta, tb, lambda x, y: QUANTIFIERS_POSITIONAL.get(x) == y)
-    if category == "quantifier":
-        return _one_replace(ta, tb, _quantifier)
+    if category == "quantifier":  # "all the bombers" -> "some of the bombers" opens a partitive
+        return _one_replace(ta, tb, _quantifier) or _ops(ta, tb) == [("replace", ["all"], ["some", "of"])]
     if category == "entity_swap" and variant.endswith("_agreement"):
         gone, new = Counter(ta) - Counter(tb), Counter(tb) - Counter(ta)
         return len(gone) == len(new) == 1 and AGREEMENT.get(next(iter(gone))) == next(iter(new))

@@ -188,11 +188,9 @@ _RELATIVE_DAYS = {
     "month",
     "months",
 }
-_CALENDAR = (
-    {w.lower() for w in WEEKDAYS}
-    | {w.lower() for w in MONTHS}
-    | {"may", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
-)
+MONTH_WORDS = {w.lower() for w in MONTHS} | {"may", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept"}
+MONTH_WORDS |= {"oct", "nov", "dec"}
+_CALENDAR = {w.lower() for w in WEEKDAYS} | MONTH_WORDS
 
 
 def _colour(doc) -> Made | None:

@@ -288,6 +288,14 @@ def _per_period(doc, token) -> bool:
     )
 
 
+def indefinite_article(number: str) -> str:
+    """ "an" before a number said with a vowel first (eight, eleven, 8, 18, 11,000), else "a"."""
+    low = number.lower()
+    if low.startswith(("eight", "eleven")) or low.startswith("8"):
+        return "an"
+    return "an" if re.match(r"^1[18](,\d{3})*$", low) else "a"
+
+
 def numerical(doc, ctx=None) -> Made:
     """The sentence's only number, in digits, when it counts a noun or an amount of money, times
     ten (a count in words, a weight or a height takes the fallback's small step instead).
@@ -309,4 +317,7 @@ def numerical(doc, ctx=None) -> Made:
     why = number_refusal(doc, token) or _x10_refusal(doc, token)
     if why is not None:
         raise Refuse(why)
-    return Made(rebuild(doc, {token.i: _times_ten(token.text)}), "numerical:digits_x10")
+    new = _times_ten(token.text)
+    if token.i > 0 and doc[token.i - 1].lower_ in ("a", "an") and doc[token.i - 1].lower_ != indefinite_article(new):
+        raise Refuse("an article that would not agree (a seven-month journey -> a eight-month)")
+    return Made(rebuild(doc, {token.i: new}), "numerical:digits_x10")

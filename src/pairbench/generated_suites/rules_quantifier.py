@@ -1,7 +1,7 @@
 """The quantifier rules: a quantity word exchanged for one that changes the claim (all <-> some,
 most <-> few, every -> no, ...), on a determiner or a partitive (``quantifier``), or, as the fallback,
 on a quantifier the parse left unattached, its plural noun found by position (``quantifier:positional``;
-never in a dependent clause, as the main rule refuses)."""
+in the main clause or a reported one only)."""
 
 from __future__ import annotations
 
@@ -137,16 +137,38 @@ def _quantifier_refusal(doc, token) -> str | None:
         return "time adverbial (every night, all day), not a quantity"
     if doc.text.rstrip().endswith("?"):
         return "question"
-    if any(c.dep_ == "conj" for c in token.head.children):
+    if any(c.dep_ == "conj" for c in token.head.children) and not _shared_by_or(token):
         return "coordinated noun (several states and the government)"
     if token.lower_ == "no" and token.head.lemma_.lower() in _NO_IDIOMS:
         return "fixed expression (no comment, no doubt, no longer)"
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
     if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
         return "quantifier in a result clause (so lucrative that many ...: the exchange may break its link)"
-    if any(t.lower_ in ("other", "others", "rest", "few", "many", "most") for t in doc if t.i > token.i):
+    if any(_contrast_word(doc, t, token) for t in doc if t.i > token.i):
         return "contrast with the others (some cases ... others): the exchange contradicts it"
     return None
+
+
+def _shared_by_or(token) -> bool:
+    """ "no real explosives or harmful devices": "no" over plural nouns joined by "or" quantifies
+    them all, so the exchange keeps the coordination's sense ("and" may join a noun of its own:
+    "several states and the government")."""
+    conjs = [c for c in token.head.children if c.dep_ == "conj"]
+    ccs = {c.lower_ for c in token.head.children if c.dep_ == "cc"}
+    return (
+        token.lower_ == "no"
+        and ccs == {"or"}
+        and all(c.tag_ == "NNS" and not any(d.dep_ in ("det", "poss") for d in c.children) for c in conjs)
+    )
+
+
+def _contrast_word(doc, t, token) -> bool:
+    """A word after the quantifier that sets another group against its noun ("some cases ... in
+    others", "several ..., but few"); "other" on the quantified noun itself ("some other parts")
+    sets none ("gave no details other than to say": "other than" needs its "no")."""
+    if t.lower_ not in ("other", "others", "rest", "few", "many", "most"):
+        return False
+    return not (t.lower_ == "other" and t.head == token.head and t.i < token.head.i)
 
 
 def _result_clause(doc, clause) -> bool:
@@ -177,6 +199,14 @@ def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in QUANTIFIERS_PARTITIVE:
         return _partitive(token)
+    if (
+        token.dep_ == "predet"
+        and low == "all"
+        and token.head.tag_ == "NNS"
+        and token.head.dep_ in ("nsubj", "nsubjpass")
+    ):
+        nxt = token.doc[token.i + 1]
+        return {"all": "some of"} if nxt.lower_ in ("the", "these", "those") and nxt.head == token.head else None
     if token.dep_ not in ("det", "amod") or token.head.pos_ not in ("NOUN", "PROPN") or token.head.i < token.i:
         return None
     if tag in ("NNS", "NNPS"):
@@ -214,7 +244,7 @@ def quantifier(doc, ctx=None) -> Made:
             raise Refuse("negated sentence (the exchange would make a double negative)")
         if new == "no" and token.head.dep_ == "pobj":
             raise Refuse("no inside a prepositional phrase (in no grass)")
-        return Made(rebuild(doc, {token.i: match_case(new, token.text)}), f"quantifier:{low}_to_{new}")
+        return Made(rebuild(doc, {token.i: match_case(new, token.text)}), f"quantifier:{low}_to_{new.split()[0]}")
     raise Refuse("no quantifier determiner (all, every, some, no, most, few)")
 
 
@@ -316,7 +346,7 @@ def quantifier_positional(doc, ctx=None) -> Made:
         raise Refuse("no finite verb after the quantified noun")
     # the clause's verb, past the participles between the quantifier and its noun (many arriving passengers)
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX") and not token.i < a.i <= noun.i), None)
-    if clause is not None and clause.dep_ != "ROOT":
-        raise Refuse("quantifier in a dependent clause (the exchange may break its link)")
+    if clause is not None and clause.dep_ != "ROOT" and (clause.dep_ != "ccomp" or _result_clause(doc, clause)):
+        raise Refuse("quantifier in a dependent clause other than a reported one (the exchange may break its link)")
     new = QUANTIFIERS_POSITIONAL[token.lower_]
     return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:positional")

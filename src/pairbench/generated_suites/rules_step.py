@@ -16,7 +16,15 @@ from __future__ import annotations
 import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
-from pairbench.generated_suites.rules_lexical import LABELS, NAME_TYPES, count_bound, name_number, numbers_in
+from pairbench.generated_suites.rules_fallback import MONTH_WORDS
+from pairbench.generated_suites.rules_lexical import (
+    LABELS,
+    NAME_TYPES,
+    count_bound,
+    indefinite_article,
+    name_number,
+    numbers_in,
+)
 
 # Number words and the next value in words (one is left out: the noun's number would change).
 STEP_WORDS = {
@@ -79,6 +87,12 @@ _DURATIONS = {
     "decades",
     "seconds",
 }
+# Units of time and length a number joins with a hyphen to qualify a noun ("a four-year ban", "a
+# 15-month low", "a 4-inch fragment"); "-old" after the unit makes an age, never stepped.
+_COMPOUND_UNITS = {"year", "month", "week", "wk", "day", "hour", "minute", "inch", "foot", "mile", "yard"}
+_COMPOUND_UNITS |= {"metre", "meter", "mm", "cm", "km"}
+# Words that open a duration before its number ("within the next five years", "over the past 20 years").
+_DURATION_OPENERS = {"the", "next", "past", "last", "coming", "previous", "first"}
 _BOUNDED_UNITS = {"percent": 100, "%": 100, "cents": 99, "cent": 99}
 CURRENCY = {"$", "€", "£", "¥"}
 
@@ -145,21 +159,27 @@ def _step_refusal(doc, token) -> str | None:
         or any(t.lower_.rstrip(".") in _LABELS for t in doc[max(0, token.i - 2) : token.i])
     ):
         return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
-    if prev is not None and (prev.lower_ in _AGE_OR_CLOCK or prev.text == "," and nxt is not None and nxt.text == ","):
+    agent = prev is not None and prev.lower_ == "by" and _counts_plural(token)  # investigated by two agencies
+    if prev is not None and (
+        prev.lower_ in _AGE_OR_CLOCK and not agent or prev.text == "," and nxt is not None and nxt.text == ","
+    ):
         return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"  # dies at 91, Dotson, 21,
     glued = (
         nxt is not None
         and token.whitespace_ == ""
         and (nxt.text in ("-", ":", "/", "+") or nxt.text == "." and nxt.i + 1 < len(doc))
     )
-    if glued or nxt is not None and nxt.lower_ in ("a.m.", "p.m.", "am", "pm", "th", "st", "nd", "rd"):
+    compound = measure_compound(doc, token)
+    if glued and not compound or nxt is not None and nxt.lower_ in ("a.m.", "p.m.", "am", "pm", "th", "st", "nd", "rd"):
         return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
-    if token.ent_type_ in ("DATE", "TIME") and nxt is not None and nxt.lower_ in _DURATIONS and token.ent_iob_ == "B":
-        pass  # a duration (20 years, 30 minutes): a small step changes it
+    if compound or _duration(doc, token):
+        pass  # a duration or a measure (20 years, the next five years, a four-year ban): a small step changes it
     elif token.ent_type_ in NAME_TYPES or (
         prev is not None and prev.ent_type_ in NAME_TYPES and prev.ent_iob_ != "O" and token.ent_iob_ == "I"
     ):
         return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
+    if prev is not None and prev.lower_ in ("a", "an") and prev.lower_ != indefinite_article(new):
+        return "an article that would not agree (a seven-month journey -> a eight-month)"
     if _tied(doc):
         return "a count tied to another (one of them, each, both, the others)"
     bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
@@ -169,6 +189,39 @@ def _step_refusal(doc, token) -> str | None:
     if counted is not None and _value(new) > counted:
         return "the count passes what the noun allows (players on a side, states)"
     return None
+
+
+def measure_compound(doc, token) -> bool:
+    """A number joined by a hyphen to a unit of time or length that qualifies a noun ("a four-year
+    ban", "a 15-month low", "a 4-inch bone fragment"), never an age ("a 63-year-old minister")."""
+    j = token.i
+    if j + 3 >= len(doc) or token.whitespace_ or doc[j + 1].text != "-" or doc[j + 1].whitespace_:
+        return False
+    unit, after = doc[j + 2], doc[j + 3]
+    return unit.lower_ in _COMPOUND_UNITS and after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
+
+
+def _counts_plural(token) -> bool:
+    """The number counts a plural noun after it that is no unit of time ("two federal agencies")."""
+    head = token.head
+    return token.dep_ == "nummod" and head.i > token.i and head.tag_ == "NNS" and head.lower_ not in _DURATIONS
+
+
+def _duration(doc, token) -> bool:
+    """A number of a duration entity before its unit ("20 years", "the next five years")."""
+    if token.ent_type_ not in ("DATE", "TIME") or token.i + 1 >= len(doc) or doc[token.i + 1].lower_ not in _DURATIONS:
+        return False
+    start = token.i
+    while start > 0 and doc[start].ent_iob_ == "I":
+        start -= 1
+    return all(t.lower_ in _DURATION_OPENERS for t in doc[start : token.i])
+
+
+def _calendar_day(token) -> bool:
+    """A day of a month ("Nov. 11", "June 30", "7 September"): a date, never a count."""
+    doc = token.doc
+    beside = [doc[j] for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
+    return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in MONTH_WORDS for t in beside)
 
 
 # A reciprocal ties no count: "two girls hug each other" and "three girls hug each other" both fit.
@@ -245,7 +298,7 @@ def numerical_step(doc, ctx=None) -> Made:
     stand beside it when none is tied to it ("7 police officers were killed and 4 wounded" -> 8).
     In a Title-Case headline, only a count in digits after a verb or a preposition
     (``_title_case_refusal``)."""
-    numbers = numbers_in(doc)
+    numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     if not numbers:
         raise Refuse("no number")
     token = numbers[0]

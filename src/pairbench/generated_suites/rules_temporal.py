@@ -254,9 +254,9 @@ def temporal(doc, ctx=None) -> Made:
         raise Refuse("no before/after/earlier/later")
     if len(found) > 1:
         raise Refuse("more than one temporal word")
-    single_clause(doc)  # a sentence with a subject: headlines and fragments read as causes
-    if not doc.text.rstrip().endswith((".", "!", '"', "'")):
-        raise Refuse("headline without a full stop (after reads as because)")
+    # a sentence with a subject; a headline with one is read like a sentence ("Japan defends dolphin
+    # hunt after US criticism"): its causes and results are refused below as anywhere else
+    single_clause(doc)
     token = found[0]
     why = _temporal_refusal(doc, token)
     if why is not None:
