@@ -146,6 +146,10 @@ def test_changed_span():
             "other paraphrase has a doubled word or two words that never meet (at on)",
         ),
         ("Seven police officers were killed, 7 of them in the north.", None),
+        ("A hare is running from a eagle.", "other paraphrase has an article that does not agree (a eagle)"),
+        ("A American flag is blowing in the wind.", "other paraphrase has an article that does not agree (a eagle)"),
+        ("A European leader took a one-day trip and a once-in-a-lifetime photo.", None),
+        ("Type A insulin was given to a EU official by a ewe farmer.", None),
         (
             "voted Voted It's definitely not what it used to be.",
             "other paraphrase has a doubled word or two words that never meet (at on)",

@@ -244,6 +244,11 @@ _NUMBER_TWICE = re.compile(
 )
 
 
+# "a" before a word said with a vowel first ("a eagle", "A American flag"); not "a one", "a
+# European", "a ewe", nor a capital letter's name ("Type A insulin", "a EU official").
+_ARTICLE_CLASH = re.compile(r"(?:^A|\ba) (?![Oo]nc?e\b|[Ee][uw])[aeioAEIO][a-z]")
+
+
 def lost_word(text: str) -> bool:
     """Two spaces inside the text: a word the source removed ("Cone threw an  game.")."""
     return "  " in text.strip()
@@ -273,6 +278,8 @@ def fragment_veto(text: str) -> str | None:
         return "other paraphrase ends in a determiner, preposition or conjunction (cut off)"
     if _BROKEN.search(text) or _NUMBER_TWICE.search(text):
         return "other paraphrase has a doubled word or two words that never meet (at on)"
+    if _ARTICLE_CLASH.search(text):
+        return "other paraphrase has an article that does not agree (a eagle)"
     return None
 
 
