@@ -296,6 +296,15 @@ def indefinite_article(number: str) -> str:
     return "an" if re.match(r"^1[18](,\d{3})*$", low) else "a"
 
 
+def article_refusal(doc, token, new: str) -> str | None:
+    """Why ``new`` cannot replace the number ``token``: an indefinite article before it that would
+    no longer agree ("a seven-month journey" -> "a eight-month"), or None."""
+    prev = doc[token.i - 1].lower_ if token.i > 0 else ""
+    if prev in ("a", "an") and prev != indefinite_article(new):
+        return "an article that would not agree (a seven-month journey -> a eight-month)"
+    return None
+
+
 def numerical(doc, ctx=None) -> Made:
     """The sentence's only number, in digits, when it counts a noun or an amount of money, times
     ten (a count in words, a weight or a height takes the fallback's small step instead).
@@ -318,6 +327,7 @@ def numerical(doc, ctx=None) -> Made:
     if why is not None:
         raise Refuse(why)
     new = _times_ten(token.text)
-    if token.i > 0 and doc[token.i - 1].lower_ in ("a", "an") and doc[token.i - 1].lower_ != indefinite_article(new):
-        raise Refuse("an article that would not agree (a seven-month journey -> a eight-month)")
+    why = article_refusal(doc, token, new)
+    if why is not None:
+        raise Refuse(why)
     return Made(rebuild(doc, {token.i: new}), "numerical:digits_x10")

@@ -31,8 +31,8 @@ QUANTIFIERS_PARTITIVE = {"most": "few", "few": "most", "many": "few", "some": "a
 QUANTIFIER_WORDS = set(QUANTIFIERS_PLURAL) | set(QUANTIFIERS_SINGULAR) | set(QUANTIFIERS_PARTITIVE)
 
 
-# Time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities.
-_TIME_NOUNS = {
+# Time nouns a positional quantifier may not quantify ("all day", "many years"): vague amounts of time.
+_VAGUE_TIME = {
     "time",
     "times",
     "day",
@@ -45,10 +45,13 @@ _TIME_NOUNS = {
     "months",
     "year",
     "years",
-    "hour",
     "hours",
-    "minute",
     "minutes",
+}
+# Time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities.
+_TIME_NOUNS = _VAGUE_TIME | {
+    "hour",
+    "minute",
     "morning",
     "mornings",
     "evening",
@@ -251,22 +254,6 @@ def quantifier(doc, ctx=None) -> Made:
 # Quantifiers a parse did not attach as determiners ("many arriving passengers" as the subject,
 # "Many of the shops" as the root): exchanges that keep the plural and add no negation.
 QUANTIFIERS_POSITIONAL = {"all": "some", "some": "all", "most": "few", "few": "most", "many": "few", "several": "most"}
-_VAGUE_TIME = {
-    "time",
-    "times",
-    "day",
-    "days",
-    "night",
-    "nights",
-    "week",
-    "weeks",
-    "month",
-    "months",
-    "year",
-    "years",
-    "hours",
-    "minutes",
-}
 
 
 def _plural_after(doc, token):

@@ -20,8 +20,8 @@ from pairbench.generated_suites.rules_fallback import MONTH_WORDS
 from pairbench.generated_suites.rules_lexical import (
     LABELS,
     NAME_TYPES,
+    article_refusal,
     count_bound,
-    indefinite_article,
     name_number,
     numbers_in,
 )
@@ -178,8 +178,9 @@ def _step_refusal(doc, token) -> str | None:
         prev is not None and prev.ent_type_ in NAME_TYPES and prev.ent_iob_ != "O" and token.ent_iob_ == "I"
     ):
         return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
-    if prev is not None and prev.lower_ in ("a", "an") and prev.lower_ != indefinite_article(new):
-        return "an article that would not agree (a seven-month journey -> a eight-month)"
+    why = article_refusal(doc, token, new)
+    if why is not None:
+        return why
     if _tied(doc):
         return "a count tied to another (one of them, each, both, the others)"
     bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
