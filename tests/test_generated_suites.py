@@ -175,6 +175,41 @@ ROUND_ELEVEN_CASES = [
 ]  # fmt: skip
 
 
+ROUND_TWELVE_CASES = [
+    ("temporal", "Several states and the federal government later passed similar or more strict bans.",
+     "Several states and the federal government earlier passed similar or more strict bans.", "temporal:later"),
+    ("temporal", "Russian stocks fell after the arrest last Saturday of the company's chief executive.",
+     "Russian stocks fell before the arrest last Saturday of the company's chief executive.", "temporal:after"),
+    ("temporal", "Prosecutors asked that the reports be unsealed after portions of the report were leaked to the media.",
+     "Prosecutors asked that the reports be unsealed before portions of the report were leaked to the media.",
+     "temporal:after"),
+    ("temporal", "South Sudan accuses Sudan of bombings ahead of talks",
+     "South Sudan accuses Sudan of bombings after talks", "temporal:ahead_of"),
+    ("temporal", "U.S. troops killed two dozen militants after coming under fire.",
+     "U.S. troops killed two dozen militants before coming under fire.", "temporal:after"),
+    ("temporal", "The midwife visited the mother two days after the birth.",
+     "The midwife visited the mother two days before the birth.", "temporal:after"),
+    ("temporal", "The shooting victim was taken to the hospital, where he later died, the police said.", None,
+     "earlier/later without than (= previously, afterwards, later Thursday)"),
+    ("temporal", "He later learned that the incident was caused by a sonic boom.", None,
+     "earlier/later on a result or a discovery (where he later died, later learned)"),
+    ("temporal", "The firm later died out.", None,
+     "earlier/later on a result or a discovery (where he later died, later learned)"),
+    ("temporal", "The ambulance arrived ten minutes after the call.", None,
+     "a result after its cause (flooded after the rain, arrested after the robbery)"),
+    ("temporal", "State police said 30 workers were trapped after the garage collapsed.", None,
+     "after + a clause (its event may be the cause of the result)"),
+    ("temporal", "Oil prices rose after the storm hit the coast.", None,
+     "after + a clause (its event may be the cause of the result)"),
+    ("temporal", "The blast killed two soldiers after the convoy left.", None,
+     "a result after its cause (died after a stroke, shares fell after)"),
+    ("temporal", "The patient died after the surgery last Saturday.", None,
+     "a result after its cause (died after a stroke, shares fell after)"),
+    ("temporal", "The company announced job cuts ahead of next Sunday's vote.", None,
+     "a date tied to now in the relation's object (ahead of next Sunday's election)"),
+]  # fmt: skip
+
+
 ROUND_EIGHT_CASES = [
     ("negation", "A cat is eating something.", None,
      "something as the object (is not eating something: a denial needs anything)"),
@@ -959,6 +994,7 @@ CASES = [
 # expected A' or None when main rule and fallbacks all refuse, rule or the main rule's refusal)
 FALLBACK_CASES = [
     *ROUND_ELEVEN_CASES,
+    *ROUND_TWELVE_CASES,
     (
         "numerical",
         "Gunman kills 6 in shooting at a temple.",
@@ -1339,6 +1375,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return not gone and not new and tokens(a) != tokens(b)
     if category == "quantifier" and (gone, new) == (Counter({"all": 1}), Counter({"some": 1, "of": 1})):
         return True  # "all the bombers" -> "some of the bombers": a partitive opened
+    if category == "temporal" and variant in ("ahead_of", "prior_to"):  # "ahead of talks" -> "after talks"
+        return gone == Counter(variant.split("_")) and new == Counter({"after": 1})
     if category in ("numerical", "temporal", "quantifier"):
         return sum(gone.values()) == 1 and sum(new.values()) == 1 and len(tokens(a)) == len(tokens(b))
     if category == "negation":

@@ -24,7 +24,7 @@ from pairbench.generated_suites.rules_quantifier import (
 )
 from pairbench.generated_suites.rules_step import decimal_step, small_step
 from pairbench.generated_suites.rules_structure import AGREEMENT
-from pairbench.generated_suites.rules_temporal import TEMPORAL
+from pairbench.generated_suites.rules_temporal import PHRASES, TEMPORAL
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|'\w+|[\w.,]*\d[\w.,]*\d|\w+|[^\w\s]")
 
@@ -162,8 +162,11 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x)))
     if category == "numerical":
         return _one_replace(ta, tb, _numerical)
-    if category == "temporal":
-        return _one_replace(ta, tb, lambda x, y: TEMPORAL.get(x) == y)
+    if category == "temporal":  # one word, or a relation of PHRASES ("ahead of" -> "after")
+        ops = _ops(ta, tb)
+        return _one_replace(ta, tb, lambda x, y: TEMPORAL.get(x) == y) or any(
+            ops == [("replace", list(words), [into])] for words, into in PHRASES.items()
+        )
     if category == "quantifier" and variant == "positional":
         return _one_replace(ta, tb, lambda x, y: QUANTIFIERS_POSITIONAL.get(x) == y)
     if category == "quantifier":  # "all the bombers" -> "some of the bombers" opens a partitive
