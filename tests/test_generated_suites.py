@@ -128,7 +128,7 @@ ROUND_TEN_CASES = [
      "Thousands of people may have marched through the city.", "hedging:add_may"),
     ("hedging", "Former Zambian president arrested", "Former Zambian president may have been arrested",
      "hedging:add_may_passive"),
-    ("hedging", "I wood have asked her if she is up for it.", None,
+    ("hedging", "She wood have asked her if she is up for it.", None,
      "a word the parse hangs on a pronoun (I wood have asked: may goes where?)"),
     ("negation", "Amnesty International has said that over the past 20 years it has collected information about "
      "17,000 disappearances in Iraq but the actual figure may be much higher.", None,
@@ -207,13 +207,39 @@ ROUND_TWELVE_CASES = [
      "a result after its cause (died after a stroke, shares fell after)"),
     ("temporal", "The company announced job cuts ahead of next Sunday's vote.", None,
      "a date tied to now in the relation's object (ahead of next Sunday's election)"),
+    # the blind reading of 2026-11-26: its failures refused, their neighbours kept
+    ("temporal", "Japan defends dolphin hunt after US criticism", None,
+     "a result after its cause (flooded after the rain, arrested after the robbery)"),
+    ("temporal", "Hollande threatens legal action after affair allegations", None,
+     "a result after its cause (flooded after the rain, arrested after the robbery)"),
+    ("temporal", "The team won the match after extra time.", None,
+     "a duration, date or period of play as the object (after two days, before 2001, after extra time)"),
+    ("temporal", "The players trained after the match.", "The players trained before the match.", "temporal:after"),
+    ("negation", "Three die after car crash at Tian'anmen", None,
+     "a number alone as the subject (Three do not die: three others may have)"),
+    ("negation", "There are dogs in the forest.", None,
+     "there is + a bare noun (there are not dogs: a denial needs no)"),
+    ("negation", "There is a dog in the forest.", "There is not a dog in the forest.", "negation:insert_not"),
+    ("negation", "The man cut some carpet with a knife.", "The man did not cut any carpet with a knife.",
+     "negation:do_support"),
+    ("negation", "Two women are wrestling.", "Two women are not wrestling.", "negation:insert_not"),
+    ("negation", "The three nurses were on duty.", "The three nurses were not on duty.", "negation:insert_not"),
+    ("hedging", "Iran hopes nuclear talks will yield 'roadmap'", None,
+     "a verb of wishing in the present (Iran may hope talks will yield: a hope is no event)"),
+    ("hedging", "Bush wanted to see an aircraft landing.", "Bush may have wanted to see an aircraft landing.",
+     "hedging:add_may"),
+    ("hedging", '"We condemn the council," the cleric said in a sermon.', None,
+     "the speaker's own present act or state (I am not giving, we condemn: the speaker knows it)"),
+    ("hedging", "Shumaker said, ''I am not giving any consideration to resignation.", None,
+     "the speaker's own present act or state (I am not giving, we condemn: the speaker knows it)"),
+    ("hedging", "I saw the film last year.", "I may have seen the film last year.", "hedging:add_may"),
 ]  # fmt: skip
 
 
 ROUND_EIGHT_CASES = [
     ("negation", "A cat is eating something.", None,
      "something as the object (is not eating something: a denial needs anything)"),
-    ("negation", "A cat is eating some fish.", "A cat is not eating some fish.", "negation:insert_not"),
+    ("negation", "A cat is eating some fish.", "A cat is not eating any fish.", "negation:insert_not"),
     ("negation", "The firm reiterated its contention that the fees were fair.", None,
      "the claim in a noun's clause (reiterated its contention that X: the change falls on the report)"),
     ("negation", "The firm reiterated its support for the plan.", "The firm did not reiterate its support for the plan.",
@@ -267,8 +293,8 @@ ROUND_SIX_CASES = [
     ("negation", "Hrithik Roshan, wife Sussanne part ways", None,
      "headline whose verb may be a noun (the parse may be wrong)"),
     ("negation", "Housing starts up 6.8% in May", None, "headline whose verb may be a noun (the parse may be wrong)"),
-    ("temporal", "Earlier Thursday, the board formally rejected the bid.",
-     "Later Thursday, the board formally rejected the bid.", "temporal:opening"),
+    ("temporal", "Earlier Thursday, the board formally rejected the bid.", None,
+     "earlier/later without than (= previously, afterwards, later Thursday)"),
     ("temporal", "An hour later, the helicopter fired two missiles.",
      "An hour earlier, the helicopter fired two missiles.", "temporal:opening"),
     ("temporal", "Warnings might go up for Cuba later Thursday.", None,
@@ -289,7 +315,7 @@ ROUND_SIX_CASES = [
     ), None,
      "a finite verb the parse left unattached (members called to duty stood at: the parse may be wrong)"),
     ("negation", "Two reported dead in shooting at Empire State Building", None,
-     "a count with no noun before a participle (Two not reported dead is no English)"),
+     "a number alone as the subject (Three do not die: three others may have)"),
     ("temporal", "The king died late Friday after a long illness.", None,
      "a result after its cause (died after a stroke, shares fell after)"),
 ]  # fmt: skip
@@ -450,8 +476,8 @@ ROUND_FOUR_CASES = [
     (
         "negation",
         "Three nurses were on duty during the night.",
-        "Three nurses were not on duty during the night.",
-        "negation:insert_not",
+        None,
+        "a counted subject of be (three nurses were not on duty: three others were)",
     ),
     (
         "negation",
@@ -1198,12 +1224,12 @@ FALLBACK_REFUSALS = [
     (
         temporal_opening,
         "The warnings went up later Thursday.",
-        "no opening earlier/later on a weekday or after a duration, or a second time word",
+        "no opening earlier/later after a duration, or a second time word",
     ),
     (
         temporal_opening,
         "A man recovers his stolen car 42 years later.",
-        "no opening earlier/later on a weekday or after a duration, or a second time word",
+        "no opening earlier/later after a duration, or a second time word",
     ),
     (near_miss_attribute, "A man is walking in Paris.", "no colour, weekday, month or person word it can change"),
     (near_miss_attribute, "A man is talking to Obama.", "no colour, weekday, month or person word it can change"),
@@ -1381,6 +1407,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return sum(gone.values()) == 1 and sum(new.values()) == 1 and len(tokens(a)) == len(tokens(b))
     if category == "negation":
         neg = {"not", "n't"}
+        if gone["some"] == 1 and new["any"] == 1:  # "preparing some food" -> "not preparing any food"
+            gone, new = gone - Counter({"some": 1}), new - Counter({"any": 1})
         if variant in ("insert_not", "caption_not"):
             return (not gone and new == Counter({"not": 1})) or (gone, new) == (
                 Counter({"can": 1}),

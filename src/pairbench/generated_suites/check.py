@@ -66,6 +66,8 @@ def _one_replace(a, b, allowed) -> bool:
 
 
 def _negation(a, b, variant) -> bool:
+    if variant in ("insert_not", "do_support") and "any" not in a and "some" not in b and b.count("any") == 1:
+        b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
     ops = _ops(a, b)
     if variant in ("insert_not", "caption_not"):
         return ops in ([("insert", [], ["not"])], [("replace", ["can"], ["cannot"])])

@@ -16,6 +16,7 @@ from pairbench.generated_suites.edits import (
     finite_verb,
     headline,
     inflect,
+    match_case,
     rebuild,
 )
 from pairbench.generated_suites.presuppositions import framed, presupposed
@@ -190,7 +191,7 @@ def negation(doc, ctx=None) -> Made:
             raise Refuse("not before a hedge adverb (not probably: no denial)")
         if after is not None and after.lower_ in NOT_BEFORE:
             raise Refuse("not before an adverb that does not take it (not also, not now, not pretty)")
-        return Made(rebuild(doc, {finite.i: _with_not(finite)}), "negation:insert_not")
+        return Made(rebuild(doc, {finite.i: _with_not(finite), **_some_to_any(root)}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:
         raise Refuse("no finite verb in the main clause")
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
@@ -201,7 +202,7 @@ def negation(doc, ctx=None) -> Made:
     if adverb_before(doc, root) and doc[root.i - 1].lower_ not in HEDGE_ADVERBS:  # "reportedly did not" reads
         raise Refuse("an adverb before the verb (rapidly does not fire: not lands on the adverb)")
     do = DO_FORMS[root.tag_]
-    return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}"}), "negation:do_support")
+    return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}", **_some_to_any(root)}), "negation:do_support")
 
 
 def _with_not(finite) -> str:
@@ -215,6 +216,39 @@ def _bare_count(doc, root) -> bool:
     return any(t.like_num and not any(c.dep_ != "punct" for c in t.children) for t in subject) or (
         root.i > 0 and doc[root.i - 1].like_num
     )
+
+
+def _count_refusal(subj, root, definite) -> str | None:
+    """A count that a not would read as a count of others: a number alone as the subject ("Three
+    die" -> "Three do not die": three others lived), or a counted subject of be ("Three nurses were
+    on duty" -> "were not on duty": three who were off). A caption's counted subject of an event
+    stays ("Two women are not wrestling")."""
+    if subj.like_num and not any(c.dep_ != "punct" for c in subj.children):
+        return "a number alone as the subject (Three do not die: three others may have)"
+    own_count = any(c.dep_ == "nummod" for c in subj.children)
+    if own_count and not definite and root.lemma_ == "be" and not any(c.dep_ == "xcomp" for c in root.children):
+        return "a counted subject of be (three nurses were not on duty: three others were)"
+    return None
+
+
+def _some_to_any(root) -> dict:
+    """ "A chef is preparing some food" -> "is not preparing any food": the object's some turns to
+    any under the not ("not preparing some food" denies nothing)."""
+    return {
+        det.i: match_case("any", det.text)
+        for obj in root.children
+        if obj.dep_ == "dobj"
+        for det in obj.children
+        if det.dep_ == "det" and det.lower_ == "some"
+    }
+
+
+def _there_bare(root) -> bool:
+    """ "There are dogs in the forest": there + be with a noun that has no determiner or count."""
+    if root.lemma_ != "be" or not any(c.dep_ == "expl" for c in root.children):
+        return False
+    attrs = [c for c in root.children if c.dep_ == "attr"]
+    return any(not any(g.dep_ in ("det", "nummod", "poss") for g in a.children) for a in attrs)
 
 
 def adverb_before(doc, verb) -> bool:
@@ -238,6 +272,9 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         if counted and not definite and any(t.lower_ in APPROXIMATORS for t in words if t.i < counted[-1].i):
             # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
             return "approximate count as subject (as many as, at least, up to ...: not does not deny it)"
+        why = _count_refusal(subj, root, definite)
+        if why is not None:
+            return why
     if not negs and any(t.lower_ in FREQUENCY_ADVERBS for t in doc):
         return "a frequency adverb (sometimes I do not: both can be true)"
     if not negs and any(t.lower_ in ("somewhere", "someplace") for t in doc[root.i :]):
@@ -254,6 +291,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "verb of saying without its claim (says to put: not would deny the saying)"
     if not negs and any(c.dep_ == "dobj" and c.lower_ in SOME_WORDS for c in root.children):
         return "something as the object (is not eating something: a denial needs anything)"
+    if not negs and _there_bare(root):
+        return "there is + a bare noun (there are not dogs: a denial needs no)"
     if finite.lower_ in WEAK_MODALS or any(c.lower_ in WEAK_MODALS for c in root.children if c.dep_ == "aux"):
         return "modal of possibility (may not does not deny may)"
     if (

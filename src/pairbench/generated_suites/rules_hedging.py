@@ -55,6 +55,8 @@ def hedging(doc, ctx=None) -> Made:
         raise Refuse("a certainty adverb (definitely may: the hedge contradicts it)")
     negs = [c for c in root.children if c.dep_ == "neg"]
     finite, has_aux = finite_verb(root)
+    if _speaker_now(root, finite):
+        raise Refuse("the speaker's own present act or state (I am not giving, we condemn: the speaker knows it)")
     if negs or any(t.lower_ in NEGATIVE_WORDS for t in doc):
         return _hedge_negated(doc, root, finite, negs)
     if finite.tag_ == "MD" and finite.lower_ != "will":
@@ -151,6 +153,8 @@ def _hedge_form_refusal(doc, root, finite) -> str | None:
         return "be + to (were to be unveiled: a plan, may have been to be is no English)"
     if root.dep_ == "ccomp" and root.head.lemma_.lower() in WISHING:
         return "a claim someone hopes for (I hope everything may be OK: no hedge)"
+    if verb_base(root) in WISHING and finite.tag_ in ("VBZ", "VBP"):
+        return "a verb of wishing in the present (Iran may hope talks will yield: a hope is no event)"
     if any(c.lower_ == "being" for c in root.children if c.dep_ in ("aux", "auxpass")):
         return "a progressive passive (was being targeted: may have been being is no English)"
     after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
@@ -164,6 +168,13 @@ def _hedge_form_refusal(doc, root, finite) -> str | None:
     if subject is not None and subject.tag_ == "PRP" and any(c.dep_ == "appos" for c in subject.children):
         return "a word the parse hangs on a pronoun (I wood have asked: may goes where?)"
     return None
+
+
+def _speaker_now(root, finite) -> bool:
+    """ "I am not giving any consideration to resignation", "We condemn the council": a first-person
+    subject in the present tense tells what the speaker does or thinks as they speak."""
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and subject.lower_ in ("i", "we") and finite.tag_ in ("VBP", "VBZ")
 
 
 def _caption_state(doc, root, finite) -> bool:

@@ -83,6 +83,10 @@ RESPONSE_HEADS = {
     "celebrate",
     "admit",
     "discharge",
+    "defend",
+    "threaten",
+    "brace",
+    "hail",
 }
 # Events that cause what follows them (a crash, a storm, a dose): after them, a result is likely.
 CAUSE_EVENTS = {
@@ -130,6 +134,11 @@ CAUSE_EVENTS = {
     "request",
     "alarm",
     "alert",
+    "criticism",
+    "allegation",
+    "accusation",
+    "carnage",
+    "violence",
 }
 # Verbs of a clause after "after" whose event may cause the main one ("steps up relief efforts after
 # quakes kill 227", "trapped after the garage collapsed"): the inversion would put the result first.
@@ -178,6 +187,8 @@ DEICTIC = {"today", "tonight", "yesterday", "tomorrow", "now"}
 DAYS = NAMED_DAYS | {"today", "tonight"}
 DURATIONS = {"minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "month", "months", "year", "years"}
 
+# Periods of play that close a match ("won after extra time"): no event to put the win before.
+PERIODS = {"time", "overtime", "halftime", "penalties", "shootout"}
 # Words right before a relation that modify it (soon after, the day before): refused.
 MODIFIERS = {
     "soon",
