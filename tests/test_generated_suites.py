@@ -233,6 +233,19 @@ ROUND_TWELVE_CASES = [
     ("hedging", "Shumaker said, ''I am not giving any consideration to resignation.", None,
      "the speaker's own present act or state (I am not giving, we condemn: the speaker knows it)"),
     ("hedging", "I saw the film last year.", "I may have seen the film last year.", "hedging:add_may"),
+    ("hedging", "ONA stated that it did not receive the intelligence material.", None,
+     "what the sayer tells of itself (stated that it did not receive: the sayer knows it)"),
+    ("hedging", "Lawyers say it remains focused on Campbell.", "Lawyers say it may remain focused on Campbell.",
+     "hedging:add_may"),
+    ("hedging", "The minister said he will attend the summit.", "The minister said he may attend the summit.",
+     "hedging:will_to_may"),
+    ("negation", "I'm so sorry to hear this Kelly.", None,
+     "not before an adverb that does not take it (not also, not now, not pretty)"),
+    ("negation", "China has so far balked at the pressure.", "China has not so far balked at the pressure.",
+     "negation:insert_not"),
+    ("quantifier", "A man is slicing some onions.", "A man is slicing all the onions.", "quantifier:some_to_all"),
+    ("quantifier", "He said the FDA was hoping the courts would bring some relief to consumers.", None,
+     "a quantifier in what someone hopes for (hoping the courts would bring no relief)"),
 ]  # fmt: skip
 
 
@@ -754,7 +767,8 @@ CASES = [
     ("quantifier", "All students passed the exam.", "Some students passed the exam.", "quantifier:all_to_some"),
     ("quantifier", "Every student passed the exam.", "No student passed the exam.", "quantifier:every_to_no"),
     ("quantifier", "Some men are fighting.", "All men are fighting.", "quantifier:some_to_all"),
-    ("quantifier", "A chef is preparing some food.", "A chef is preparing no food.", "quantifier:some_to_no"),
+    ("quantifier", "A chef is preparing some food.", "A chef is preparing all the food.", "quantifier:some_to_all"),
+    ("quantifier", "Some food is on the table.", "No food is on the table.", "quantifier:some_to_no"),
     ("quantifier", "No dogs are barking.", "Some dogs are barking.", "quantifier:no_to_some"),
     ("quantifier", "A few people came.", None, "modified quantifier (a few, the most, how many, ...)"),
     ("quantifier", "How many people came?", None, "question"),
@@ -1401,6 +1415,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return not gone and not new and tokens(a) != tokens(b)
     if category == "quantifier" and (gone, new) == (Counter({"all": 1}), Counter({"some": 1, "of": 1})):
         return True  # "all the bombers" -> "some of the bombers": a partitive opened
+    if category == "quantifier" and (gone, new) == (Counter({"some": 1}), Counter({"all": 1, "the": 1})):
+        return True  # "some food" -> "all the food": an object's some
     if category == "temporal" and variant in ("ahead_of", "prior_to"):  # "ahead of talks" -> "after talks"
         return gone == Counter(variant.split("_")) and new == Counter({"after": 1})
     if category in ("numerical", "temporal", "quantifier"):
@@ -1711,6 +1727,22 @@ def test_the_parser_folder_is_checked_as_a_spacy_pipeline(tmp_path):
             None,
         ),
         ("Google launched a new phone in October.", "In October Google released a new phone.", None),
+        (
+            "North Korea Postpones Family Reunions with South",
+            "North Korea 'postpones' family reunions with South Korea",
+            "a word in scare quotes in one sentence only ('postpones': doubt added)",
+        ),
+        (
+            'Wells\' other series include NBC\'s "ER" and "Third Watch."',
+            'Wells\' other series include NBC\'s "ER" and "Third Watch."',
+            None,
+        ),
+        (
+            "It's anything he wants to say, Alesha Badgley said this week.",
+            "It's anything he wants to say, confirmed Alesha Badgley.",
+            "the two sentences differ in a time (said this week, on Monday, today)",
+        ),
+        ("The shop opens on Monday.", "On Monday the store opens.", None),
     ],
 )
 def test_positive_controls_refuse_hedges_and_names(a, p, reason):

@@ -31,6 +31,11 @@ PAIRS = [
     ("hedging", "A man plays the guitar and sings.", "A man may play the guitar and sings.",
      "hedging:add_may", "hedge on one of coordinated verbs"),
     ("hedging", "A man plays the guitar.", "A man may play the guitar.", "hedging:add_may", None),
+    ("entity_swap", "The minister visited London during the first visit by a minister since 1969.",
+     "London visited the minister during the first visit by a minister since 1969.", "entity_swap:subject_object",
+     "the verb's event named again (visited London during the first visit by: the swap contradicts it)"),
+    ("entity_swap", "The minister visited London in 1969.", "London visited the minister in 1969.",
+     "entity_swap:subject_object", None),
     ("hedging", "Palm announced plans to acquire Handspring.", "Palm may have announced plans to acquire Handspring.",
      "hedging:add_may", None),
     ("hedging", "north korea denies involvement in the program.", "north korea may deny involvement in the program.",
@@ -123,6 +128,11 @@ def test_changed_span():
     assert changed("U.S. bans carry-on liquids", "U.S. bans do not carry-on liquids") == (10, "", "do not")
 
 
+MISSPELT = (
+    "other paraphrase has a word the English word list lacks (a typo, a cut-off word or a rare one: slced, strik)"
+)
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
@@ -150,6 +160,15 @@ def test_changed_span():
         ("A American flag is blowing in the wind.", "other paraphrase has an article that does not agree (a eagle)"),
         ("A European leader took a one-day trip and a once-in-a-lifetime photo.", None),
         ("Type A insulin was given to a EU official by a ewe farmer.", None),
+        ("The man slced through a thick rope with a sword.", MISSPELT),
+        ("U.S. judge approves force-feeding Californian inmates on hunger strik", MISSPELT),
+        ("My neighbour is trialling a new colour for the centre of the catalogue.", None),
+        ("the cfe treaty was signed in 1990 by russia.", None),  # all lower case: names are too
+        (
+            "not well Alright just got in.",
+            "other paraphrase runs two sentences together (not well Alright just got in)",
+        ),
+        ("Alright, he said, we are going home.", None),
         (
             "voted Voted It's definitely not what it used to be.",
             "other paraphrase has a doubled word or two words that never meet (at on)",

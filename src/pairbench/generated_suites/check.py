@@ -172,7 +172,10 @@ def check_pair(rule: str, a: str, b: str) -> bool:
     if category == "quantifier" and variant == "positional":
         return _one_replace(ta, tb, lambda x, y: QUANTIFIERS_POSITIONAL.get(x) == y)
     if category == "quantifier":  # "all the bombers" -> "some of the bombers" opens a partitive
-        return _one_replace(ta, tb, _quantifier) or _ops(ta, tb) == [("replace", ["all"], ["some", "of"])]
+        return _one_replace(ta, tb, _quantifier) or _ops(ta, tb) in (
+            [("replace", ["all"], ["some", "of"])],
+            [("replace", ["some"], ["all", "the"])],  # "some food" -> "all the food"
+        )
     if category == "entity_swap" and variant.endswith("_agreement"):
         gone, new = Counter(ta) - Counter(tb), Counter(tb) - Counter(ta)
         return len(gone) == len(new) == 1 and AGREEMENT.get(next(iter(gone))) == next(iter(new))
@@ -282,7 +285,21 @@ def control_difference(a: str, p: str) -> str | None:
         return "the two sentences differ in a hedge or modal (I think, may, set to, will)"
     if _names(a) - set(tp) or _names(p) - set(ta):
         return "the two sentences differ in a name (a person or place in one only)"
+    if {t for t in ta if t in _TIME_WORDS} != {t for t in tp if t in _TIME_WORDS}:
+        return "the two sentences differ in a time (said this week, on Monday, today)"
+    if _scare_quoted(a) != _scare_quoted(p):
+        return "a word in scare quotes in one sentence only ('postpones': doubt added)"
     return None
+
+
+# Words that place the event in time: a paraphrase that drops or changes one moves it.
+_TIME_WORDS = {"today", "yesterday", "tomorrow", "tonight", "week", "month", "year", "morning", "evening"}
+_TIME_WORDS |= {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"}
+
+
+def _scare_quoted(text: str) -> bool:
+    """A short span (one to three words) in single or double quotes inside the sentence."""
+    return bool(re.search(r"(?:^|\s)['‘\"“](\w+(?:[ -]\w+){0,2})['’\"”](?=[\s,.;:!?]|$)", text))
 
 
 # Words that bound a number ("up to 18,000", "nearly 40"): a paraphrase that drops one changes it.

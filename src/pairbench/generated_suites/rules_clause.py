@@ -82,6 +82,7 @@ FREQUENCY_ADVERBS = {"sometimes", "often", "usually", "occasionally", "always", 
 FREQUENCY_ADVERBS |= {"typically", "mostly", "regularly", "constantly", "routinely"}
 # Adverbs that "not" does not go before ("It's not also", "are not now lucky", "not pretty difficult").
 NOT_BEFORE = {"also", "now", "pretty", "still", "already", "even", "quite", "rather", "fairly", "too", "really"}
+NOT_BEFORE |= {"so", "very"}  # "not so sorry", "not very happy" weaken the degree: no denial
 # Verbs of saying whose hedge, without a reported claim, doubts only the saying ("He may have said").
 SAYING = {"say", "tell", "add", "state", "claim", "report", "announce", "note", "write", "explain"}
 # Verbs of state: in a headline, "may have owned" would not be the same claim as "owns".
@@ -189,7 +190,7 @@ def negation(doc, ctx=None) -> Made:
         after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
         if after is not None and after.lower_ in HEDGE_ADVERBS | {"likely"}:
             raise Refuse("not before a hedge adverb (not probably: no denial)")
-        if after is not None and after.lower_ in NOT_BEFORE:
+        if after is not None and after.lower_ in NOT_BEFORE and doc[after.i : after.i + 2].text.lower() != "so far":
             raise Refuse("not before an adverb that does not take it (not also, not now, not pretty)")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **_some_to_any(root)}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:

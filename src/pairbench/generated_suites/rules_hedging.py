@@ -57,6 +57,8 @@ def hedging(doc, ctx=None) -> Made:
     finite, has_aux = finite_verb(root)
     if _speaker_now(root, finite):
         raise Refuse("the speaker's own present act or state (I am not giving, we condemn: the speaker knows it)")
+    if _sayer_own(root, finite):
+        raise Refuse("what the sayer tells of itself (stated that it did not receive: the sayer knows it)")
     if negs or any(t.lower_ in NEGATIVE_WORDS for t in doc):
         return _hedge_negated(doc, root, finite, negs)
     if finite.tag_ == "MD" and finite.lower_ != "will":
@@ -175,6 +177,24 @@ def _speaker_now(root, finite) -> bool:
     subject in the present tense tells what the speaker does or thinks as they speak."""
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     return subject is not None and subject.lower_ in ("i", "we") and finite.tag_ in ("VBP", "VBZ")
+
+
+def _sayer_own(root, finite) -> bool:
+    """ "ONA stated that it did not receive the material", "Tutu said he did not see what the fuss
+    was": a reported claim whose subject is a pronoun for the sayer, about what the sayer did or
+    is; a hedge makes the sayer unsure of itself. A plan stays hedged ("said he will attend" ->
+    "may attend")."""
+    if root.dep_ != "ccomp" or root.head.dep_ != "ROOT" or finite.tag_ == "MD":
+        return False
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    sayer = next((c for c in root.head.children if c.dep_ == "nsubj"), None)
+    if subject is None or sayer is None or sayer.i > root.head.i:
+        return False
+    plural = (
+        sayer.tag_ in ("NNS", "NNPS") or sayer.lower_ in ("they", "we") or any(c.dep_ == "conj" for c in sayer.children)
+    )
+    # the pronoun agrees with the sayer ("Lawyers say it may remain focused": "it" is no lawyer)
+    return subject.lower_ in (("they", "we") if plural else ("he", "she", "it", "i"))
 
 
 def _caption_state(doc, root, finite) -> bool:

@@ -5,8 +5,11 @@ in the main clause or a reported one only)."""
 
 from __future__ import annotations
 
+from lemminflect import getLemma
+
 from pairbench.generated_suites.edits import (
     NEGATIVE_WORDS,
+    WISHING,
     Made,
     Refuse,
     match_case,
@@ -149,6 +152,8 @@ def _quantifier_refusal(doc, token) -> str | None:
         return "quantifier in a result clause (so lucrative that many ...: the exchange may break its link)"
     if any(_contrast_word(doc, t, token) for t in doc if t.i > token.i):
         return "contrast with the others (some cases ... others): the exchange contradicts it"
+    if any(a.pos_ == "VERB" and WISHING.intersection(getLemma(a.lower_, upos="VERB")) for a in token.ancestors):
+        return "a quantifier in what someone hopes for (hoping the courts would bring no relief)"
     return None
 
 
@@ -243,6 +248,8 @@ def quantifier(doc, ctx=None) -> Made:
         if low not in table:
             raise Refuse("quantifier whose exchange would break agreement")
         new = table[low]
+        if low == "some" and table in (QUANTIFIERS_MASS, QUANTIFIERS_PLURAL) and token.head.dep_ == "dobj":
+            new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
         if new in ("no", "none") and negated:
             raise Refuse("negated sentence (the exchange would make a double negative)")
         if new == "no" and token.head.dep_ == "pobj":

@@ -8,6 +8,7 @@ anchor whose paraphrase adds or drops what the other says; all the anchor's pair
 
 from __future__ import annotations
 
+import functools
 import re
 
 from lemminflect import getAllLemmas, getInflection
@@ -171,6 +172,8 @@ def _entity_swap(doc, a, made):
             return "swap of a light-verb idiom"
         if t.text.lower() in PRONOUNS and t.tag_ in ("PRP", "PRP$"):
             return "a pronoun would refer to the other entity"
+        if t.dep_ == "ROOT" and t.pos_ == "VERB" and any(n.pos_ == "NOUN" and n.lemma_ == t.lemma_ for n in doc):
+            return "the verb's event named again (visited London during the first visit by: the swap contradicts it)"
     return None
 
 
@@ -267,6 +270,10 @@ def anchor_veto(text: str) -> str | None:
     return None
 
 
+# An interjection that opens a sentence, capitalised after a lower-case word: a missed full stop.
+_RUN_IN = re.compile(r"\b[a-z]+ (?:Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol)\b")
+
+
 def fragment_veto(text: str) -> str | None:
     """Why a source sentence is no fluent sentence (a negative control's other paraphrase), or None."""
     if text.count('"') % 2:
@@ -280,7 +287,48 @@ def fragment_veto(text: str) -> str | None:
         return "other paraphrase has a doubled word or two words that never meet (at on)"
     if _ARTICLE_CLASH.search(text):
         return "other paraphrase has an article that does not agree (a eagle)"
+    if _RUN_IN.search(text):
+        return "other paraphrase runs two sentences together (not well Alright just got in)"
+    if misspelt(text):
+        return "other paraphrase has a word the English word list lacks (a typo, a cut-off word or a rare one: slced, strik)"
     return None
+
+
+@functools.cache
+def _speller():
+    from spellchecker import SpellChecker
+
+    return SpellChecker()
+
+
+# British spellings the (American) word list knows in their American form: neighbour, trialling,
+# defence, centre, organise, organisation, analyse, catalogue.
+_BRITISH = (
+    (r"our", "or"),
+    (r"ll", "l"),
+    (r"ence", "ense"),
+    (r"tre(s?)$", r"ter\1"),
+    (r"is(e|es|ed|ing|ation|ations)$", r"iz\1"),
+    (r"ys(e|es|ed|ing)$", r"yz\1"),
+    (r"ogue$", "og"),
+)
+
+
+def misspelt(text: str) -> bool:
+    """A lower-case word that no English word list knows (pyspellchecker's, British spellings
+    read in their American form): a typo or a word cut off by the source ("The man slced through a
+    rope", "on hunger strik"). Capitalised words (names), words with digits, hyphens or apostrophes,
+    and all-lower-case sentences (whose names are lower-case too) are not checked."""
+    if not re.search(r"[A-Z]", text):
+        return False
+    stripped = (w.strip(".,;:!?\"'()[]‘’“”") for w in text.split())
+    words = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()]
+    speller = _speller()
+    for word in speller.unknown(words):
+        forms = {re.sub(pattern, into, word) for pattern, into in _BRITISH}
+        if not any(form in speller for form in forms):
+            return True
+    return False
 
 
 def paraphrase_veto(a: str, p: str) -> str | None:
