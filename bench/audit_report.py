@@ -25,6 +25,11 @@ seed than the generation job's, for a later round of grading):
       --sample bench/audit/stsb-r2-sample.tsv --within results/suites/generated-stsb.tsv \
       --csv bench/results/audit-stsb-r2-surviving.csv
 
+  # 4. precision of a written suite from every round's readings of the pairs it still holds (a pair
+  #    read more than once is valid when every reading says yes)
+  python bench/audit_report.py pool results/suites/generated-stsb.tsv bench/audit/r12-readings.tsv \
+      bench/audit/r13-readings.tsv --csv bench/results/audit-stsb-pooled.csv
+
 The blind file's columns: item, category, sentence1, sentence2, valid, note (the grader fills
 valid with yes or no and may write a note); the key's: item, pair_id, rule.
 """
@@ -146,6 +151,30 @@ def report(graded_path, key_path, sample_path=None, graded_out=None, csv_out=Non
     return markdown(per_category, "category") + "\n\n" + markdown(per_rule, "rule") + "\n"
 
 
+def pool(suite_path, readings, csv_out=None) -> str:
+    """Precision of a written suite from every reading of its pairs across rounds: each file of
+    ``readings`` has the columns category, sentence1, sentence2 and valid (a graded blind file, or
+    one row per reading); a pair of the suite that some file read counts once, valid when every
+    reading of it says yes. Pairs the suite no longer holds are left out."""
+    suite = {(r["category"], r["sentence1"], r["sentence2"]): r["rule"] for r in _read(suite_path)}
+    verdicts: dict = {}
+    for path in readings:
+        for line, row in enumerate(_read(path), start=2):
+            verdict = (row.get("valid") or "").strip().lower()
+            if verdict not in ("yes", "no"):
+                raise PairbenchError(f"{path}, line {line}: valid is {row.get('valid')!r}; write yes or no")
+            pair = (row["category"], row["sentence1"], row["sentence2"])
+            if pair in suite:
+                verdicts[pair] = verdicts.get(pair, True) and verdict == "yes"
+    items = [(pair[0], suite[pair], valid) for pair, valid in verdicts.items()]
+    per_category, per_rule = precision_table(items, 0), precision_table(items, 1)
+    if csv_out:
+        rows = [{"level": "category", "name": n, **r} for n, r in per_category.items()]
+        rows += [{"level": "rule", "name": n, **r} for n, r in per_rule.items()]
+        _write(csv_out, ("level", "name", *TABLE_COLUMNS), rows)
+    return markdown(per_category, "category") + "\n\n" + markdown(per_rule, "rule") + "\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -168,6 +197,10 @@ def main(argv=None) -> int:
     r.add_argument(
         "--within", help="count only the graded pairs this written suite still holds (rules that only refuse)"
     )
+    o = sub.add_parser("pool", help="precision of a written suite from the readings of several rounds")
+    o.add_argument("suite")
+    o.add_argument("readings", nargs="+")
+    o.add_argument("--csv", help="write the two tables as one CSV")
     args = parser.parse_args(argv)
     try:
         if args.command == "sample":
@@ -176,6 +209,8 @@ def main(argv=None) -> int:
         elif args.command == "blind":
             n = blind(args.sample, args.blind, args.key, args.seed)
             print(f"{n} items -> {args.blind} (for the grader), {args.key} (kept from the grader)")
+        elif args.command == "pool":
+            print(pool(args.suite, args.readings, args.csv), end="")
         else:
             if (args.graded_out or args.within) and not args.sample:
                 parser.error("--graded-out and --within need --sample")

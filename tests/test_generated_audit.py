@@ -246,3 +246,45 @@ def test_audit_report_from_a_graded_blind_file(tmp_path):
     n_pos = sum(keys[r["item"]]["rule"].startswith("positive_control") for r in rows)
     low, high = wilson(n_pos, n_pos)
     assert f"| positive_control | {n_pos} | {n_pos} | 1.000 | {low:.3f} | {high:.3f} |" in restricted
+
+
+def test_audit_report_pools_the_readings_of_several_rounds(tmp_path):
+    """`pool`: every reading of a pair the suite still holds, across rounds; a pair read twice is
+    valid only when both readings say yes, and pairs the suite no longer holds are left out."""
+    import subprocess
+    import sys
+
+    columns = ["pair_id", "category", "sentence1", "sentence2", "anchor", "rule"]
+    suite = tmp_path / "suite.tsv"
+    pairs = [
+        ("p1", "negation", "A man runs.", "A man does not run.", "a1", "negation:do_support"),
+        ("p2", "negation", "A dog barks.", "A dog does not bark.", "a2", "negation:do_support"),
+        ("p3", "hedging", "A man runs.", "A man may run.", "a1", "hedging:add_may"),
+    ]
+    suite.write_text("\n".join("\t".join(r) for r in [columns, *pairs]) + "\n", encoding="utf-8")
+    head = "item\treader\tcategory\tsentence1\tsentence2\tvalid\tnote"
+    one = [
+        head,
+        "s1\ta\tnegation\tA man runs.\tA man does not run.\tyes\t",
+        "s2\ta\thedging\tA man runs.\tA man may run.\tno\tx",
+    ]
+    two = [
+        head,
+        "s1\tb\tnegation\tA man runs.\tA man does not run.\tno\ty",
+        "s2\tb\tnegation\tA dog barks.\tA dog does not bark.\tyes\t",
+        "s3\tb\tnegation\tA cat sits.\tA cat does not sit.\tno\tgone from the suite",
+    ]
+    (tmp_path / "r1.tsv").write_text("\n".join(one) + "\n", encoding="utf-8")
+    (tmp_path / "r2.tsv").write_text("\n".join(two) + "\n", encoding="utf-8")
+    script = REPO / "bench" / "audit_report.py"
+    out = subprocess.run(
+        [sys.executable, script, "pool", suite, tmp_path / "r1.tsv", tmp_path / "r2.tsv", "--csv", tmp_path / "p.csv"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    low, high = wilson(1, 2)
+    assert f"| negation | 2 | 1 | 0.500 | {low:.3f} | {high:.3f} |" in out
+    assert f"| hedging | 1 | 0 | 0.000 | {wilson(0, 1)[0]:.3f} | {wilson(0, 1)[1]:.3f} |" in out
+    rows = {(r["level"], r["name"]): r for r in csv.DictReader(open(tmp_path / "p.csv"), delimiter="\t")}
+    assert rows[("rule", "negation:do_support")]["audited"] == "2"

@@ -97,6 +97,8 @@ PARAPHRASES = [
     ("If it was not true it would not be news. It is simple.", "If it was not true it would not be news.",
      "sentence count differs"),
     ("A man is playing a guitar.", "He is playing a guitar.", None),
+    ('"The gloves are off," said official Rob Neill.', 'Official Rob Neill said: "The gloves are off.',
+     "the paraphrase is no fluent sentence where the anchor is (has an unbalanced quote (a fragment))"),
     ("I'd offer Iran a deal.", "Chuck I'd offer Iran a deal.", "words added to the other"),
     ("An office with multiple desks and green walls.", "Small office space with bright green walls.",
      "too many content words added or dropped"),
@@ -141,7 +143,7 @@ MISSPELT = (
         ("Neander's revised version\"?", "other paraphrase has an unbalanced quote (a fragment)"),
         (
             "YOU FOOLS..bought the  cover-up..hook..",
-            "other paraphrase has two spaces where a word was (bought the  cover-up)",
+            "other paraphrase has a word lost (two spaces or a space before a full stop: bought the  cover-up)",
         ),
         (
             "he said that the family lived under the protection of the king after iraq issued its",
@@ -161,6 +163,15 @@ MISSPELT = (
         ("A European leader took a one-day trip and a once-in-a-lifetime photo.", None),
         ("Type A insulin was given to a EU official by a ewe farmer.", None),
         ("The man slced through a thick rope with a sword.", MISSPELT),
+        (
+            "------ ----------- What do we get in return?",
+            "other paraphrase has a run of dashes or symbols (------ news text: not fluent)",
+        ),
+        (
+            "Those may be my top . The money I spent.",
+            "other paraphrase has a word lost (two spaces or a space before a full stop: bought the  cover-up)",
+        ),
+        ("He flew to the U.S. on Monday.", None),
         ("U.S. judge approves force-feeding Californian inmates on hunger strik", MISSPELT),
         ("My neighbour is trialling a new colour for the centre of the catalogue.", None),
         ("the cfe treaty was signed in 1990 by russia.", None),  # all lower case: names are too
@@ -169,6 +180,11 @@ MISSPELT = (
             "other paraphrase runs two sentences together (not well Alright just got in)",
         ),
         ("Alright, he said, we are going home.", None),
+        (
+            "No, don't support your weight on your arms Your hands are not made for it.",
+            "other paraphrase runs two sentences together (not well Alright just got in)",
+        ),
+        ("It will be published in tomorrow's issue of The New England Journal of Medicine.", None),
         (
             "voted Voted It's definitely not what it used to be.",
             "other paraphrase has a doubled word or two words that never meet (at on)",
@@ -182,7 +198,7 @@ def test_fragment_veto(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Cone threw an  game.", "two spaces where a word was in the anchor (an  game)"),
+        ("Cone threw an  game.", "a word lost in the anchor (two spaces or a space before its full stop: an  game)"),
         (
             "The prime minister has formed a cabinet ten months after taking office, taking in a wide range of"
             " groups after bridging serious divisions am",

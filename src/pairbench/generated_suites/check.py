@@ -298,8 +298,9 @@ _TIME_WORDS |= {"monday", "tuesday", "wednesday", "thursday", "friday", "saturda
 
 
 def _scare_quoted(text: str) -> bool:
-    """A short span (one to three words) in single or double quotes inside the sentence."""
-    return bool(re.search(r"(?:^|\s)['‘\"“](\w+(?:[ -]\w+){0,2})['’\"”](?=[\s,.;:!?]|$)", text))
+    """A short span (one to six words) in single or double quotes: a word or a claim quoted ("North
+    Korea 'postpones' reunions", "Egypt 'freezes Muslim Brotherhood assets'")."""
+    return bool(re.search(r"(?:^|\s)['‘\"“](\w+(?:[ -]\w+){0,5})[,.!?]?['’\"”](?=[\s,.;:!?]|$)", text))
 
 
 # Words that bound a number ("up to 18,000", "nearly 40"): a paraphrase that drops one changes it.

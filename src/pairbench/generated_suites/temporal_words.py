@@ -34,6 +34,8 @@ CAUSAL_HEADS = {
     "condemn",
     "mourn",
 }
+# Verbs of a price or a count that rises or falls: a response to news (shares fell after the report).
+PRICE_MOVES = {"fall", "rise", "drop", "surge", "jump", "plunge", "soar", "slump"}
 # Results that follow an event they respond to (flooded after the rain, arrested after the robbery):
 # with after, the inversion puts the result before its cause.
 RESPONSE_HEADS = {
@@ -61,14 +63,6 @@ RESPONSE_HEADS = {
     "sue",
     "fine",
     "collapse",
-    "fall",
-    "rise",
-    "drop",
-    "surge",
-    "jump",
-    "plunge",
-    "soar",
-    "slump",
     "remain",
     "stay",
     "close",
@@ -88,6 +82,7 @@ RESPONSE_HEADS = {
     "brace",
     "hail",
 }
+RESPONSE_HEADS |= PRICE_MOVES  # shares fell after the report
 # Events that cause what follows them (a crash, a storm, a dose): after them, a result is likely.
 CAUSE_EVENTS = {
     "rain",
@@ -162,20 +157,7 @@ CAUSE_VERBS = {
     "emerge",
 }
 # Verbs of a market's rise or fall, and what rises or falls: see ``_market_move``.
-MARKET_MOVES = {
-    "fall",
-    "rise",
-    "drop",
-    "surge",
-    "jump",
-    "plunge",
-    "soar",
-    "slump",
-    "rally",
-    "climb",
-    "slide",
-    "tumble",
-}
+MARKET_MOVES = PRICE_MOVES | {"rally", "climb", "slide", "tumble"}
 MARKETS = {"stock", "share", "market", "price", "index", "bond", "yield", "currency", "dollar", "euro", "yen"}
 # Verbs of finding out: "later learned that the incident was caused by ..." -> "earlier learned"
 # places the discovery before what it discovers.

@@ -253,8 +253,9 @@ _ARTICLE_CLASH = re.compile(r"(?:^A|\ba) (?![Oo]nc?e\b|[Ee][uw])[aeioAEIO][a-z]"
 
 
 def lost_word(text: str) -> bool:
-    """Two spaces inside the text: a word the source removed ("Cone threw an  game.")."""
-    return "  " in text.strip()
+    """Two spaces inside the text, or a space before a full stop: a word the source removed ("Cone
+    threw an  game.", "Those may be my top . The money I spent")."""
+    return "  " in text.strip() or bool(re.search(r"\w \.(?:\s|$)", text))
 
 
 # More words than this and no final stop: text cut at a length ("... after bridging serious divisions am").
@@ -264,22 +265,28 @@ CUT_WORDS = 20
 def anchor_veto(text: str) -> str | None:
     """Why no pair is made from an anchor at all (every pair would carry its flaw), or None."""
     if lost_word(text):
-        return "two spaces where a word was in the anchor (an  game)"
+        return "a word lost in the anchor (two spaces or a space before its full stop: an  game)"
     if len(text.split()) > CUT_WORDS and not text.rstrip().endswith((".", "!", "?", '"', "'", ")")):
         return f"an anchor cut off (over {CUT_WORDS} words and no final stop: news text cut at a length)"
     return None
 
 
-# An interjection that opens a sentence, capitalised after a lower-case word: a missed full stop.
-_RUN_IN = re.compile(r"\b[a-z]+ (?:Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol)\b")
+_SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")
+# An interjection, a pronoun or a determiner that opens a sentence, capitalised after a lower-case
+# word: a missed full stop ("not well Alright just got in", "on your arms Your hands are").
+_RUN_IN = re.compile(
+    r"\b[a-z]+ (?:Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol|The|This|These|It|We|They|He|She|You|Your|My|Our|Their)\b(?! [A-Z])"  # "of The New England Journal": a name
+)
 
 
 def fragment_veto(text: str) -> str | None:
     """Why a source sentence is no fluent sentence (a negative control's other paraphrase), or None."""
     if text.count('"') % 2:
         return "other paraphrase has an unbalanced quote (a fragment)"
+    if _SYMBOL_RUN.search(text):
+        return "other paraphrase has a run of dashes or symbols (------ news text: not fluent)"
     if lost_word(text):
-        return "other paraphrase has two spaces where a word was (bought the  cover-up)"
+        return "other paraphrase has a word lost (two spaces or a space before a full stop: bought the  cover-up)"
     words = text.split()
     if words and words[-1].lower() in DANGLING:
         return "other paraphrase ends in a determiner, preposition or conjunction (cut off)"
@@ -333,8 +340,14 @@ def misspelt(text: str) -> bool:
 
 def paraphrase_veto(a: str, p: str) -> str | None:
     """Why an anchor's (A, P) is no paraphrase after all, or None."""
-    if any(re.search(r"[-_=*#~]{3}", text) for text in (a, p)):
+    if any(_SYMBOL_RUN.search(text) for text in (a, p)):
         return "a run of dashes or symbols (------ news text: not fluent)"
+    if fragment_veto(p) is not None and fragment_veto(a) is None:
+        return (
+            "the paraphrase is no fluent sentence where the anchor is ("
+            + fragment_veto(p).removeprefix("other paraphrase ")
+            + ")"
+        )
     if _kind(a) != _kind(p):
         return "question, exclamation or statement differs"
     if _sentences(a) != _sentences(p):
