@@ -202,9 +202,9 @@ ROUND_TWELVE_CASES = [
     ("temporal", "Oil prices rose after the storm hit the coast.", None,
      "after + a clause (its event may be the cause of the result)"),
     ("temporal", "The blast killed two soldiers after the convoy left.", None,
-     "a result after its cause (died after a stroke, shares fell after)"),
+     "a result after its cause (died after a stroke, released after)"),
     ("temporal", "The patient died after the surgery last Saturday.", None,
-     "a result after its cause (died after a stroke, shares fell after)"),
+     "a result after its cause (died after a stroke, released after)"),
     ("temporal", "The company announced job cuts ahead of next Sunday's vote.", None,
      "a date tied to now in the relation's object (ahead of next Sunday's election)"),
     # the blind reading of 2026-11-26: its failures refused, their neighbours kept
@@ -330,7 +330,7 @@ ROUND_SIX_CASES = [
     ("negation", "Two reported dead in shooting at Empire State Building", None,
      "a number alone as the subject (Three do not die: three others may have)"),
     ("temporal", "The king died late Friday after a long illness.", None,
-     "a result after its cause (died after a stroke, shares fell after)"),
+     "a result after its cause (died after a stroke, released after)"),
 ]  # fmt: skip
 
 ROUND_FIVE_CASES = [
@@ -761,7 +761,7 @@ CASES = [
         "temporal",
         "The singer died after a stroke.",
         None,
-        "a result after its cause (died after a stroke, shares fell after)",
+        "a result after its cause (died after a stroke, released after)",
     ),
     ("temporal", "Schumacher in a coma after ski accident", None, "no verb at the root (a fragment or headline)"),
     ("quantifier", "All students passed the exam.", "Some students passed the exam.", "quantifier:all_to_some"),

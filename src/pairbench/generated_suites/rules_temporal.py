@@ -66,7 +66,7 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
             return "a duration, date or period of play as the object (after two days, before 2001, after extra time)"
         head = _main_head(token)
         if low == "after" and head.lemma_.lower() in CAUSAL_HEADS and not _agent_act(head):
-            return "a result after its cause (died after a stroke, shares fell after)"
+            return "a result after its cause (died after a stroke, released after)"
         why = _cause_refusal(doc, rel)
         if why is not None:
             return why

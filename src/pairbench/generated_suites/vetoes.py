@@ -273,10 +273,10 @@ def anchor_veto(text: str) -> str | None:
 
 _SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")
 # An interjection, a pronoun or a determiner that opens a sentence, capitalised after a lower-case
-# word: a missed full stop ("not well Alright just got in", "on your arms Your hands are").
-_RUN_IN = re.compile(
-    r"\b[a-z]+ (?:Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol|The|This|These|It|We|They|He|She|You|Your|My|Our|Their)\b(?! [A-Z])"  # "of The New England Journal": a name
-)
+# word: a missed full stop ("not well Alright just got in", "on your arms Your hands are"); one
+# before another capitalised word is part of a name ("of The New England Journal").
+_OPENERS = "Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol|The|This|These|It|We|They|He|She|You|Your|My|Our|Their"
+_RUN_IN = re.compile(rf"\b[a-z]+ (?:{_OPENERS})\b(?! [A-Z])")
 
 
 def fragment_veto(text: str) -> str | None:
@@ -342,12 +342,9 @@ def paraphrase_veto(a: str, p: str) -> str | None:
     """Why an anchor's (A, P) is no paraphrase after all, or None."""
     if any(_SYMBOL_RUN.search(text) for text in (a, p)):
         return "a run of dashes or symbols (------ news text: not fluent)"
-    if fragment_veto(p) is not None and fragment_veto(a) is None:
-        return (
-            "the paraphrase is no fluent sentence where the anchor is ("
-            + fragment_veto(p).removeprefix("other paraphrase ")
-            + ")"
-        )
+    flaw = fragment_veto(p)
+    if flaw is not None and fragment_veto(a) is None:
+        return f"the paraphrase is no fluent sentence where the anchor is ({flaw.removeprefix('other paraphrase ')})"
     if _kind(a) != _kind(p):
         return "question, exclamation or statement differs"
     if _sentences(a) != _sentences(p):
