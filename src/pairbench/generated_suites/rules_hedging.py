@@ -172,10 +172,15 @@ def _hedge_form_refusal(doc, root, finite) -> str | None:
     return None
 
 
+def _subject(verb):
+    """The verb's subject (active or passive), or None."""
+    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+
+
 def _speaker_now(root, finite) -> bool:
     """ "I am not giving any consideration to resignation", "We condemn the council": a first-person
     subject in the present tense tells what the speaker does or thinks as they speak."""
-    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    subject = _subject(root)
     return subject is not None and subject.lower_ in ("i", "we") and finite.tag_ in ("VBP", "VBZ")
 
 
@@ -186,8 +191,8 @@ def _sayer_own(root, finite) -> bool:
     "may attend")."""
     if root.dep_ != "ccomp" or root.head.dep_ != "ROOT" or finite.tag_ == "MD":
         return False
-    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    sayer = next((c for c in root.head.children if c.dep_ == "nsubj"), None)
+    subject = _subject(root)
+    sayer = next((c for c in root.head.children if c.dep_ == "nsubj"), None)  # who says it, never a passive
     if subject is None or sayer is None or sayer.i > root.head.i:
         return False
     plural = (

@@ -205,17 +205,17 @@ def _cause_refusal(doc, rel: Relation) -> str | None:
     if why is not None or rel.sense != "after":
         return why
     head = _main_head(token)
-    if rel.lead.i == 0 and _measure(doc, rel.lead) is None:
+    if _measure(doc, rel.lead) is None and (
+        rel.lead.i == 0 or token.dep_ == "mark" and token.head.lemma_.lower() in CAUSE_VERBS
+    ):
         return "after + a clause (its event may be the cause of the result)"
-    if token.dep_ == "mark" and _measure(doc, rel.lead) is None and token.head.lemma_.lower() in CAUSE_VERBS:
-        return "after + a clause (its event may be the cause of the result)"
+    if _market_move(head):
+        return None
     if token.dep_ == "mark":
         events = [token.head]
     else:
         events = [c for c in token.children if c.dep_ in ("pobj", "pcomp")]
     causes = CAUSE_EVENTS | CAUSAL_HEADS
-    if _market_move(head):
-        return None
     if head.lemma_.lower() in RESPONSE_HEADS or any(o.lemma_.lower() in causes or o.lower_ in causes for o in events):
         return "a result after its cause (flooded after the rain, arrested after the robbery)"
     return None
@@ -239,11 +239,11 @@ def _relations(doc) -> list[Relation]:
         if t.lower_ in TEMPORAL:
             found.append(Relation(t, t, t.lower_, {t.i: match_case(TEMPORAL[t.lower_], t.text)}))
         elif (t.lower_,) in PHRASES and t.dep_ == "prep":
-            found.append(Relation(t, t, "after", {t.i: match_case(PHRASES[(t.lower_,)], t.text)}))
+            into = PHRASES[(t.lower_,)]  # the order it says is the inverse of the word that inverts it
+            found.append(Relation(t, t, TEMPORAL[into], {t.i: match_case(into, t.text)}))
         elif nxt is not None and (t.lower_, nxt.lower_) in PHRASES and nxt.head.i == t.i:
-            found.append(
-                Relation(t, nxt, "before", {t.i: match_case(PHRASES[(t.lower_, nxt.lower_)], t.text), nxt.i: ""})
-            )
+            into = PHRASES[(t.lower_, nxt.lower_)]
+            found.append(Relation(t, nxt, TEMPORAL[into], {t.i: match_case(into, t.text), nxt.i: ""}))
     return found
 
 
