@@ -1425,7 +1425,7 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         neg = {"not", "n't"}
         if gone["some"] == 1 and new["any"] == 1:  # "preparing some food" -> "not preparing any food"
             gone, new = gone - Counter({"some": 1}), new - Counter({"any": 1})
-        if variant in ("insert_not", "caption_not"):
+        if variant in ("insert_not", "caption_not", "headline_plan"):
             return (not gone and new == Counter({"not": 1})) or (gone, new) == (
                 Counter({"can": 1}),
                 Counter({"cannot": 1}),
@@ -1481,13 +1481,13 @@ def test_every_row_of_the_stsb_suite(tmp_path):
     generated, _ = build_suite(
         "stsb", SHARED_STSB, locate_local(parse_source(DEFAULT_PARSER)), settings, tmp_path / "s.tsv"
     )
-    # 1,605 anchors (5 source pairs refused for their language); about 600 of them pass the
-    # positive-control checks (2026-11-24); the others keep their changed pairs
+    # 1,605 anchors (5 source pairs refused for their language); 424 of them pass the
+    # positive-control checks, word and parse checks (2026-11-26); the others keep their changed pairs
     assert generated.n_anchors >= 1600
     seen = _check_every_row(tmp_path / "s.tsv")
     refused = sum(generated.refusals["positive_control"].values())
     assert seen["positive_control"] + refused == generated.n_anchors
-    assert seen["positive_control"] >= 500
+    assert seen["positive_control"] >= 400
     assert seen["negation"] >= 0.5 * generated.n_anchors  # quantified subjects and possibility modals refused
     assert seen["hedging"] >= 0.45 * generated.n_anchors  # 759 of 1,605 (2026-11-24)
     # a negative control is a fluent sentence: no other paraphrase with an unbalanced quote (a fragment)

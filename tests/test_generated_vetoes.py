@@ -19,9 +19,11 @@ SMOKE = REPO / "resources" / "smoke" / "graded_sts"
 PAIRS = [
     # category, anchor, made sentence, rule, expected refusal (None: kept)
     ("near_miss", "Hawaii prepares for its first hurricane in 22 years", "Illinois prepares for its first hurricane in 22 years",
-     "near_miss:gpe", "a place beside a natural event or a coast (Hawaii preps for a hurricane: the new place may have none)"),
+     "near_miss:gpe", "a place beside a natural event, a coast or a railway (Hawaii preps for a hurricane, a Moscow metro fire: the new place may have none)"),
     ("near_miss", "Hawaii prepares for its first election in 22 years", "Illinois prepares for its first election in 22 years",
      "near_miss:gpe", None),
+    ("near_miss", "Thousands evacuated in Moscow metro fire", "Thousands evacuated in Nairobi metro fire", "near_miss:gpe",
+     "a place beside a natural event, a coast or a railway (Hawaii preps for a hurricane, a Moscow metro fire: the new place may have none)"),
     ("hedging", "Rebels will leave the city, officials vow.", "Rebels will leave the city, officials may have vowed.",
      "hedging:add_may", "hedge on a reporting or attitude verb"),
     ("hedging", "The government has accused the company of fraud.", "The government may have accused the company of fraud.",

@@ -13,6 +13,7 @@ from collections import Counter
 
 from lemminflect import getAllLemmas
 
+from pairbench.generated_suites.edits import scare_quoted
 from pairbench.generated_suites.rules_clause import HEDGE_ADVERBS
 from pairbench.generated_suites.rules_lexical import NUMBER_WORDS, number_value
 from pairbench.generated_suites.rules_quantifier import (
@@ -69,7 +70,7 @@ def _negation(a, b, variant) -> bool:
     if variant in ("insert_not", "do_support") and "any" not in a and "some" not in b and b.count("any") == 1:
         b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
     ops = _ops(a, b)
-    if variant in ("insert_not", "caption_not"):
+    if variant in ("insert_not", "caption_not", "headline_plan"):
         return ops in ([("insert", [], ["not"])], [("replace", ["can"], ["cannot"])])
     if variant == "remove_not":
         return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])]) or (
@@ -91,6 +92,8 @@ def _hedging(a, b, variant) -> bool:
         return _hedged_negation(a, b)
     if variant == "will_to_may":
         return ops == [("replace", ["will"], ["may"])]
+    if variant == "headline_plan":  # "Abbas to lead" -> "Abbas may lead"
+        return ops == [("replace", ["to"], ["may"])]
     if variant == "add_may_passive":  # "Former president arrested" -> "... may have been arrested"
         return ops == [("insert", [], ["may", "have", "been"])]
     if variant == "add_may_progressive":  # "A man slices" -> "A man may be slicing"
@@ -287,7 +290,7 @@ def control_difference(a: str, p: str) -> str | None:
         return "the two sentences differ in a name (a person or place in one only)"
     if {t for t in ta if t in _TIME_WORDS} != {t for t in tp if t in _TIME_WORDS}:
         return "the two sentences differ in a time (said this week, on Monday, today)"
-    if _scare_quoted(a) != _scare_quoted(p):
+    if scare_quoted(a) != scare_quoted(p):
         return "a word in scare quotes in one sentence only ('postpones': doubt added)"
     return None
 
@@ -295,12 +298,6 @@ def control_difference(a: str, p: str) -> str | None:
 # Words that place the event in time: a paraphrase that drops or changes one moves it.
 _TIME_WORDS = {"today", "yesterday", "tomorrow", "tonight", "week", "month", "year", "morning", "evening"}
 _TIME_WORDS |= {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"}
-
-
-def _scare_quoted(text: str) -> bool:
-    """A short span (one to six words) in single or double quotes: a word or a claim quoted ("North
-    Korea 'postpones' reunions", "Egypt 'freezes Muslim Brotherhood assets'")."""
-    return bool(re.search(r"(?:^|\s)['‘\"“](\w+(?:[ -]\w+){0,5})[,.!?]?['’\"”](?=[\s,.;:!?]|$)", text))
 
 
 # Words that bound a number ("up to 18,000", "nearly 40"): a paraphrase that drops one changes it.

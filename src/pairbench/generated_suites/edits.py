@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lemminflect import getInflection
@@ -191,6 +192,35 @@ def clear_scope(doc, root) -> None:
 def headline(doc) -> bool:
     """A headline or caption without a full stop (its present tense reports past events)."""
     return not doc.text.rstrip().endswith((".", "!", '"', "'", "?"))
+
+
+def scare_quoted(text: str) -> bool:
+    """A short span (one to six words) in single or double quotes: a word or a claim quoted ("North
+    Korea 'postpones' reunions", "Egypt 'freezes Muslim Brotherhood assets'")."""
+    return bool(re.search(r"(?:^|\s)['‘\"“](\w+(?:[ -]\w+){0,5})[,.!?]?['’\"”](?=[\s,.;:!?]|$)", text))
+
+
+def headline_plan(doc, root):
+    """The "to" of a headline's plan, "X to VERB" ("Abbas to lead unity government", "Iranian
+    talks to be extended"): an infinitive with its subject and no finite verb, which headlines
+    write for "X is to VERB"; else None. A bare plural with no object may be the verb's object
+    ("Stocks to watch") and is left out."""
+    if not headline(doc) or title_case(doc) or root.tag_ not in ("VB", "VBN"):
+        return None
+    auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
+    forms = [a.lower_ for a in auxes]
+    if forms != (["to"] if root.tag_ == "VB" else ["to", "be"]) or auxes[-1].i != root.i - 1:
+        return None
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < auxes[0].i), None)
+    if subject is None or doc[auxes[0].i - 1].tag_ in ("``", "''") or auxes[0].i + 1 < root.i - 1:
+        return None
+    complements = ("dobj", "attr", "acomp", "xcomp", "ccomp", "dative", "oprd", "prt")
+    bare = subject.tag_ == "NNS" and not any(
+        c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in subject.children
+    )
+    if bare and not any(c.dep_ in complements for c in root.children):
+        return None
+    return auxes[0]
 
 
 def _noun_verb_doubt(doc, root, verb) -> bool:

@@ -16,6 +16,7 @@ from pairbench.generated_suites.anchors import read_pairs, select_anchors
 from pairbench.generated_suites.audit import run_audit
 from pairbench.generated_suites.check import check_pair, control_difference
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings
+from pairbench.generated_suites.controls import detail_difference
 from pairbench.generated_suites.edits import Refuse, title_case
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_clause import negation
@@ -119,6 +120,24 @@ def control_refusal(a: str, p: str) -> str | None:
     return control_difference(a, p) or paraphrase_veto(a, p)
 
 
+def _without_control(anchors, docs, nlp, settings: SuiteSettings, controls, out: Generated) -> set[int]:
+    """The anchors whose (A, P) is no positive control, each refusal counted by reason: the
+    word checks first, then, for the pairs they pass, the checks on both parses."""
+    whys = {}
+    for i, (a, p) in enumerate(anchors):
+        whys[i] = (
+            f"scored under control_min_score {settings.control_min_score:g} (may add or drop a detail)"
+            if controls is not None and (a, p) not in controls
+            else control_refusal(a, p)
+        )
+    passed = [i for i, why in whys.items() if why is None]
+    for i, paraphrase in zip(passed, nlp.pipe([anchors[i][1] for i in passed], batch_size=64)):
+        whys[i] = detail_difference(docs[i], paraphrase)
+    for why in filter(None, whys.values()):
+        out.refuse("positive_control", why)
+    return {i for i, why in whys.items() if why is not None}
+
+
 def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) -> Generated:
     """Every pair of the suite, in anchor order then category order; refusals counted by reason.
 
@@ -129,17 +148,8 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
     ``control_min_score``; None: every anchor) limits which (A, P) may be controls."""
     out = Generated()
     out.n_anchors = len(anchors)
-    no_control = set()
-    for i, (a, p) in enumerate(anchors):
-        why = (
-            f"scored under control_min_score {settings.control_min_score:g} (may add or drop a detail)"
-            if controls is not None and (a, p) not in controls
-            else control_refusal(a, p)
-        )
-        if why is not None:
-            no_control.add(i)
-            out.refuse("positive_control", why)
     docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
+    no_control = _without_control(anchors, docs, nlp, settings, controls, out)
     ctx = Context(entity_inventory(docs), np.random.default_rng(settings.seed))
     seen: set[tuple[str, str]] = set()
     # Every anchor's positive control is reserved: no other pair may take its place.

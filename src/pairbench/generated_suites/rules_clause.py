@@ -15,9 +15,11 @@ from pairbench.generated_suites.edits import (
     clear_scope,
     finite_verb,
     headline,
+    headline_plan,
     inflect,
     match_case,
     rebuild,
+    scare_quoted,
 )
 from pairbench.generated_suites.presuppositions import framed, presupposed
 
@@ -173,11 +175,14 @@ def negation(doc, ctx=None) -> Made:
     others += [t for t in doc if t.lower_ == "few" and (t.i == 0 or doc[t.i - 1].lower_ != "a")]  # "few ... did not"
     if others or len(negs) > 1 or any(t.dep_ == "neg" and t not in negs for t in doc):
         raise Refuse("other negative words in the sentence")
-    finite, has_aux = finite_verb(root)
+    plan = None if negs else headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas not to lead ..."
+    finite, has_aux = (plan, True) if plan is not None else finite_verb(root)
     clear_scope(doc, root)
     why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
     if why is not None:
         raise Refuse(why)
+    if plan is not None:
+        return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
     if not negs and adjective_fragment(doc, root, finite):
         if reduced_passive(doc, root) and _bare_count(doc, root):
             raise Refuse("a count with no noun before a participle (Two not reported dead is no English)")
@@ -348,6 +353,10 @@ def _unnegate(doc, root, finite, neg) -> Made:
         raise Refuse("negated with a word other than not/n't")
     if neg.i != finite.i + 1:
         raise Refuse("negation not right after the finite verb")
+    if scare_quoted(doc[neg.i :].text):
+        raise Refuse(
+            "a word in scare quotes after the not (did not see what 'all the fuss' was: the quotes carry the denial)"
+        )
     if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
         return Made(
             rebuild(doc, {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}), "negation:remove_do"

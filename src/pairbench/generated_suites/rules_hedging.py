@@ -14,6 +14,7 @@ from pairbench.generated_suites.edits import (
     clear_scope,
     finite_verb,
     headline,
+    headline_plan,
     inflect,
     match_case,
     reads_title_case,
@@ -54,6 +55,10 @@ def hedging(doc, ctx=None) -> Made:
     if any(t.lower_ in CERTAINTY_ADVERBS for t in doc):
         raise Refuse("a certainty adverb (definitely may: the hedge contradicts it)")
     negs = [c for c in root.children if c.dep_ == "neg"]
+    plan = headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas may lead ...", as "will" -> "may"
+    vowed = root.dep_ != "ROOT" and root.head.lemma_ != "say"  # "Hajj to go ahead, officials vow"
+    if plan is not None and not vowed and not negs and not any(t.lower_ in NEGATIVE_WORDS for t in doc):
+        return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
     finite, has_aux = finite_verb(root)
     if _speaker_now(root, finite):
         raise Refuse("the speaker's own present act or state (I am not giving, we condemn: the speaker knows it)")

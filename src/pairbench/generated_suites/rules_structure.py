@@ -7,6 +7,7 @@ from pairbench.generated_suites.edits import (
     Made,
     Refuse,
     finite_verb,
+    headline_plan,
     match_case,
     single_clause,
 )
@@ -66,6 +67,18 @@ def argument(token):
     return doc[span[0].i : span[-1].i + 1]
 
 
+def _number_unsure(token) -> bool:
+    """A countable noun whose plural is its singular (shrimp, fish, sheep) with no determiner or
+    "some": as a subject its number, and so its verb's, is a guess."""
+    dets = {c.lower_ for c in token.children if c.dep_ == "det"}
+    counted = any(c.dep_ == "nummod" for c in token.children)
+    return token.lower_ in ZERO_PLURAL and dets <= {"some"} and not counted
+
+
+# Countable nouns whose plural is the singular.
+ZERO_PLURAL = {"shrimp", "fish", "sheep", "deer", "salmon", "trout", "cod", "squid", "moose", "bison", "aircraft"}
+
+
 def plural(token) -> bool:
     return token.tag_ in ("NNS", "NNPS")
 
@@ -82,7 +95,9 @@ def phrase(span, *, first: bool) -> str:
 
 def entity_swap(doc, ctx=None) -> Made:
     root = single_clause(doc)
-    finite_verb(root)  # a finite main clause: headlines and fragments parse too loosely
+    plan = headline_plan(doc, root)  # "Abbas to lead X" -> "X to lead Abbas": an infinitive agrees with no one
+    if plan is None:
+        finite_verb(root)  # a finite main clause: headlines and fragments parse too loosely
     if root.lemma_.lower() in SYMMETRIC:
         raise Refuse("symmetric verb (meet, marry, ...)")
     if (root.i + 1 < len(doc) and not root.whitespace_ and doc[root.i + 1].text == "-") or (
@@ -115,17 +130,24 @@ def entity_swap(doc, ctx=None) -> Made:
     if any(c.dep_ == "xcomp" and c.i > obj.i for c in root.children):
         raise Refuse("object with a complement after it (sets high bar to change: it goes with the object)")
     a, b = argument(subj), argument(obj)
+    if a.start > 0 and doc[a.start - 1].text == ":" and a[0].text[:1].isupper():
+        raise Refuse("a capitalised subject after a colon (Sheriff: Man recovers: a headline's capital or a name's?)")
+    if plan is None and _number_unsure(obj):
+        raise Refuse("a noun of one form for both numbers moved to the subject (Some shrimp is brushing: is or are?)")
     if any(t.dep_ == "amod" and any(n.dep_ == "nummod" and n.i > t.i for n in span) for span in (a, b) for t in span):
         raise Refuse("an adjective before a count (shot dead 30 miners: it goes with the verb)")
-    if any(
+    names_in_s = any(
         (t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0) and t.lower_.endswith("s") for t in (subj, obj)
-    ):
+    )
+    if names_in_s and plan is None:  # an infinitive agrees with neither
         raise Refuse("proper noun ending in s (its number is unsure: Homs, Lucent Technologies)")
     words_a, words_b = ({t.lower_ for t in span if t.is_alpha and not t.is_stop} for span in (a, b))
     if words_a <= words_b or words_b <= words_a:  # "a toy train ... a toy car" keeps two participants
         raise Refuse("arguments share a word (myanmar government ... myanmar)")
     tokens = [t.text_with_ws for t in doc]
-    if plural(subj) != plural(obj):
+    if plan is not None:
+        rule = "entity_swap:headline_plan"
+    elif plural(subj) != plural(obj):
         aux = _agreeing_auxiliary(root, a, b)
         tokens[aux.i] = match_case(AGREEMENT[aux.lower_], aux.text) + aux.whitespace_
         rule = AGREED_RULES[rule]

@@ -45,11 +45,11 @@ WITH_ARTICLE = {
     "us", "u.s.", "uk", "u.k.", "united states", "united kingdom", "netherlands", "philippines",
     "bahamas", "gambia", "congo", "czech republic", "dominican republic", "uae", "united arab emirates",
 }  # fmt: skip
-# Events and features only some places have: a hurricane in landlocked Illinois cannot be true.
+# Events and features only some places have: a hurricane in landlocked Illinois, a Nairobi metro fire.
 NATURAL = {
     "hurricane", "typhoon", "cyclone", "tornado", "tsunami", "earthquake", "quake", "volcano", "eruption",
     "monsoon", "flood", "flooding", "wildfire", "drought", "blizzard", "avalanche", "coast", "coastal",
-    "beach", "island", "glacier", "desert",
+    "beach", "island", "glacier", "desert", "metro", "subway", "tram",
 }  # fmt: skip
 # The world powers of nuclear talks: "US, world powers begin talks" names one of them twice.
 WORLD_POWERS = {
@@ -197,7 +197,10 @@ def _near_miss(doc, a, made):
     if any(t.tag_ == "JJS" for t in doc):
         return "place in a superlative claim"
     if made.rule.endswith(":gpe") and any(t.lemma_.lower() in NATURAL for t in doc):
-        return "a place beside a natural event or a coast (Hawaii preps for a hurricane: the new place may have none)"
+        return (
+            "a place beside a natural event, a coast or a railway"
+            " (Hawaii preps for a hurricane, a Moscow metro fire: the new place may have none)"
+        )
     if new.lower().strip(",.;:") in WORLD_POWERS and any(t.lower_ == "powers" for t in doc):
         return "a world power put beside the world powers (Iran, world powers -> US, world powers: one of them)"
     return None
@@ -268,7 +271,14 @@ def anchor_veto(text: str) -> str | None:
         return "a word lost in the anchor (two spaces or a space before its full stop: an  game)"
     if len(text.split()) > CUT_WORDS and not text.rstrip().endswith((".", "!", "?", '"', "'", ")")):
         return f"an anchor cut off (over {CUT_WORDS} words and no final stop: news text cut at a length)"
+    if _A_PLURAL.search(text):
+        return "a or an before a plural (A women holds, A young men jumps: the anchor disagrees with itself)"
     return None
+
+
+# "A" before a plural that shows its number in every form (a typo in the source): every pair
+# would keep it ("A young men may be jumping").
+_A_PLURAL = re.compile(r"\b[Aa]n? (?:young |old |little )?(?:men|women|children|people)\b")
 
 
 _SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")

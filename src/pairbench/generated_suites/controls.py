@@ -1,0 +1,133 @@
+"""Checks of an anchor's (A, P) on their parses, after the word checks (``check.control_difference``
+and ``vetoes.paraphrase_veto``): a positive control must say what its anchor says, and STS-B's
+pairs scored 5 still drop or add a detail that a word list does not see ("conditional bail" /
+"bail", "the drums" / "the drum", "to take over" / "assumes"). Each check compares the words the
+two sentences do not share; a word of one sentence matches the other's when its lemma, its text
+or its first four letters (wood / wooden, Libya / Libyan) are there."""
+
+from __future__ import annotations
+
+# Nouns that a paraphrase adds or drops without changing what is said: a head that only measures
+# or frames another noun ("a piece of bread", "a set of steps", "close-up image") or a person
+# named by what they are ("a person plays" / "someone is playing").
+LIGHT_NOUNS = {"piece", "bit", "set", "group", "kind", "sort", "type", "lot", "number", "couple", "pair", "side"}
+LIGHT_NOUNS |= {"image", "picture", "photo", "place", "area", "time", "way", "person", "people", "thing", "part"}
+LIGHT_NOUNS |= {"stock", "supply", "amount"}
+CONTENT = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
+
+
+def _words(doc) -> set[str]:
+    return {t.lower_ for t in doc} | {t.lemma_.lower() for t in doc}
+
+
+def _stems(doc) -> set[str]:
+    return {t.lower_[:4] for t in doc if len(t) >= 4 and t.is_alpha}
+
+
+def _unmatched(doc, other) -> list:
+    """The content words of ``doc`` that ``other`` does not have in any form."""
+    words, stems = _words(other), _stems(other)
+    return [
+        t
+        for t in doc
+        if t.pos_ in CONTENT
+        and t.lower_ not in words
+        and t.lemma_.lower() not in words
+        and not (len(t) >= 4 and t.lower_[:4] in stems)
+    ]
+
+
+def _modifiers(doc, other) -> dict[str, set[str]]:
+    """Per noun lemma that both sentences hold: the adjectives before it that ``other`` lacks."""
+    shared = {t.lemma_.lower() for t in other if t.pos_ == "NOUN"}
+    lone = {t.i for t in _unmatched(doc, other)}
+    out: dict[str, set[str]] = {}
+    for t in doc:
+        if t.pos_ == "NOUN" and t.lemma_.lower() in shared:
+            mods = {c.lower_ for c in t.children if c.dep_ == "amod" and c.pos_ == "ADJ" and c.i in lone and c.i < t.i}
+            out.setdefault(t.lemma_.lower(), set()).update(mods)
+    return out
+
+
+def _modifier_added(da, dp) -> str | None:
+    ma, mp = _modifiers(da, dp), _modifiers(dp, da)
+    if any(bool(mods) != bool(mp[noun]) for noun, mods in ma.items() if noun in mp):
+        return "a modifier in one sentence only (conditional bail / bail)"
+    return None
+
+
+def _noun_dropped(da, dp) -> str | None:
+    ua, up = _unmatched(da, dp), _unmatched(dp, da)
+    for lone, other in ((ua, up), (up, ua)):
+        nouns = [t for t in lone if t.pos_ == "NOUN" and t.lemma_.lower() not in LIGHT_NOUNS]
+        if nouns and not [t for t in other if t.pos_ != "ADV"]:  # "Still, ..." / "But ...": no stand-in
+            return "a noun in one sentence only with nothing in its place (amid election tensions / over election)"
+    return None
+
+
+def _number_differs(da, dp) -> str | None:
+    """A noun singular in one sentence and plural in the other ("the drums" / "the drum"); a noun
+    before another (a compound: "settlement subsidies") and one form for both ("police") aside."""
+
+    def forms(doc):
+        return {(t.lemma_.lower(), t.tag_, t.lower_) for t in doc if t.tag_ in ("NN", "NNS") and t.dep_ != "compound"}
+
+    fa, fp = forms(da), forms(dp)
+    for lemma, tag, text in fa - fp:
+        if any(m == lemma and g != tag and x != text for m, g, x in fp) and not any(
+            m == lemma and g == tag for m, g, _ in fp
+        ):
+            return "a noun singular in one sentence and plural in the other (the drums / the drum)"
+    return None
+
+
+def _degree_differs(da, dp) -> str | None:
+    """An adjective or adverb in one sentence and its comparative or superlative in the other
+    ("8 years late" / "8 Years Later")."""
+    for doc, other in ((da, dp), (dp, da)):
+        words = {t.lower_ for t in other}
+        for t in doc:
+            if t.pos_ in ("ADJ", "ADV") and t.lower_ not in words:
+                grown = {t.lower_ + e for e in ("r", "er", "st", "est")} | {t.lower_[:-1] + "ier"}
+                if grown & words:
+                    return "a word in one sentence and its comparative in the other (8 years late / 8 Years Later)"
+    return None
+
+
+def _plan(doc) -> bool:
+    """A headline's plan: the root an infinitive with "to" and no finite verb ("to take over")."""
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    return any(
+        r.tag_ == "VB"
+        and any(c.dep_ == "aux" and c.lower_ == "to" for c in r.children)
+        and not any(c.tag_ in ("MD", "VBZ", "VBP", "VBD") for c in r.children)
+        for r in roots
+    )
+
+
+def _stray_possessive(doc) -> bool:
+    """ "'s" right before a verb ("Snowden's hits hurdles"), or "it's" for "its" ("with it's
+    tongue hanging out"): no English."""
+    return any(
+        t.lower_ == "'s"
+        and t.i + 1 < len(doc)
+        and (
+            doc[t.i + 1].tag_ in ("VBZ", "VBD") if t.tag_ == "POS" else doc[t.i - 1].lower_ == "it" and t.dep_ == "case"
+        )
+        for t in doc
+        if t.i > 0
+    )
+
+
+def detail_difference(da, dp) -> str | None:
+    """Why the parsed (A, P) is no paraphrase after all: a detail added, dropped or changed, or a
+    plan told as an event; None when none is found."""
+    if _plan(da) != _plan(dp):
+        return "a plan in one sentence and an event in the other (assumes / to take over)"
+    if _stray_possessive(dp) and not _stray_possessive(da):
+        return "a stray possessive (Snowden's hits, it's tongue: no English)"
+    for check in (_modifier_added, _noun_dropped, _number_differs, _degree_differs):
+        why = check(da, dp)
+        if why is not None:
+            return why
+    return None
