@@ -30,6 +30,7 @@ from pairbench.generated_suites.temporal_words import (
     DURATIONS,
     LEARNING,
     MARKET_MOVES,
+    MARKET_NEWS,
     MARKETS,
     MODIFIERS,
     PERIODS,
@@ -209,8 +210,15 @@ def _cause_refusal(doc, rel: Relation) -> str | None:
         rel.lead.i == 0 or token.dep_ == "mark" and token.head.lemma_.lower() in CAUSE_VERBS
     ):
         return "after + a clause (its event may be the cause of the result)"
-    if _market_move(head):
-        return None
+    if _market_move(head):  # either order, unless the news is what moves a market
+        news = [
+            t
+            for c in token.children
+            if c.dep_ == "pobj"
+            for t in c.subtree
+            if {t.lemma_.lower(), t.lower_} & MARKET_NEWS
+        ]
+        return "a market move after the news that moves it (shares rally after upbeat data)" if news else None
     if token.dep_ == "mark":
         events = [token.head]
     else:

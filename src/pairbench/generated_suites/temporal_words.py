@@ -201,3 +201,5 @@ MODIFIERS = {
     "never",
     "much",
 }
+# News a market moves on: a rise or fall after it is its result ("shares rally after upbeat data").
+MARKET_NEWS = {"data", "figure", "earnings", "result", "forecast", "outlook", "guidance", "statistic"}
