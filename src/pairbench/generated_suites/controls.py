@@ -37,10 +37,11 @@ def _unmatched(doc, other) -> list:
     ]
 
 
-def _modifiers(doc, other) -> dict[str, set[str]]:
-    """Per noun lemma that both sentences hold: the adjectives before it that ``other`` lacks."""
+def _modifiers(doc, other, unmatched) -> dict[str, set[str]]:
+    """Per noun lemma that both sentences hold: the adjectives before it that ``other`` lacks
+    (``unmatched``: the content words of ``doc`` that ``other`` lacks)."""
     shared = {t.lemma_.lower() for t in other if t.pos_ == "NOUN"}
-    lone = {t.i for t in _unmatched(doc, other)}
+    lone = {t.i for t in unmatched}
     out: dict[str, set[str]] = {}
     for t in doc:
         if t.pos_ == "NOUN" and t.lemma_.lower() in shared:
@@ -49,15 +50,14 @@ def _modifiers(doc, other) -> dict[str, set[str]]:
     return out
 
 
-def _modifier_added(da, dp) -> str | None:
-    ma, mp = _modifiers(da, dp), _modifiers(dp, da)
+def _modifier_added(da, dp, ua, up) -> str | None:
+    ma, mp = _modifiers(da, dp, ua), _modifiers(dp, da, up)
     if any(bool(mods) != bool(mp[noun]) for noun, mods in ma.items() if noun in mp):
         return "a modifier in one sentence only (conditional bail / bail)"
     return None
 
 
-def _noun_dropped(da, dp) -> str | None:
-    ua, up = _unmatched(da, dp), _unmatched(dp, da)
+def _noun_dropped(ua, up) -> str | None:
     for lone, other in ((ua, up), (up, ua)):
         nouns = [t for t in lone if t.pos_ == "NOUN" and t.lemma_.lower() not in LIGHT_NOUNS]
         if nouns and not [t for t in other if t.pos_ != "ADV"]:  # "Still, ..." / "But ...": no stand-in
@@ -95,7 +95,9 @@ def _degree_differs(da, dp) -> str | None:
 
 
 def _plan(doc) -> bool:
-    """A headline's plan: the root an infinitive with "to" and no finite verb ("to take over")."""
+    """A headline's plan: the root an infinitive with "to" and no finite verb ("to take over").
+    Wider than ``edits.headline_plan``, which the rules use to change a plan: here a Title-Case
+    headline's plan counts too ("Cuba's Castro to Take Over CELAC Presidency")."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
     return any(
         r.tag_ == "VB"
@@ -126,8 +128,7 @@ def detail_difference(da, dp) -> str | None:
         return "a plan in one sentence and an event in the other (assumes / to take over)"
     if _stray_possessive(dp) and not _stray_possessive(da):
         return "a stray possessive (Snowden's hits, it's tongue: no English)"
-    for check in (_modifier_added, _noun_dropped, _number_differs, _degree_differs):
-        why = check(da, dp)
-        if why is not None:
-            return why
-    return None
+    ua, up = _unmatched(da, dp), _unmatched(dp, da)  # the words each sentence has and the other lacks
+    return (
+        _modifier_added(da, dp, ua, up) or _noun_dropped(ua, up) or _number_differs(da, dp) or _degree_differs(da, dp)
+    )
