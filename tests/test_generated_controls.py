@@ -10,7 +10,7 @@ import pytest
 from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites.check import check_pair
 from pairbench.generated_suites.config import DEFAULT_PARSER
-from pairbench.generated_suites.controls import detail_difference
+from pairbench.generated_suites.controls import detail_difference, other_paraphrase_veto
 from pairbench.generated_suites.edits import Refuse
 from pairbench.generated_suites.generate import Context, Generated, apply_rules, load_parser
 
@@ -127,3 +127,21 @@ def test_an_anchor_that_disagrees_with_itself_makes_no_pair():
     assert anchor_veto("A women holds a small baby.") == flaw
     assert anchor_veto("Two young men jump off rocks.") is None
     assert anchor_veto("A few people wait.") is None
+
+
+@pytest.mark.parametrize(
+    "other, refused",
+    [
+        ("Snowden's hits hurdles in search for asylum", True),
+        ("Close up image of a sheep with it's tongue hanging out.", True),
+        ("The company's shares rose 5 percent.", False),
+        ("It's raining in the city.", False),
+        ("A man is playing the guitar.", False),
+    ],
+)
+def test_negative_control_stray_possessive(nlp, other, refused):
+    """A negative control's other paraphrase must be fluent: a stray possessive is refused, a
+    possessive or an "it's" that reads as English stays."""
+    why = other_paraphrase_veto(other, nlp)
+    assert (why == "other paraphrase has a stray possessive (Snowden's hits, it's tongue: no English)") is refused
+    assert refused or why is None

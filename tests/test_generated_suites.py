@@ -1419,6 +1419,9 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return True  # "some food" -> "all the food": an object's some
     if category == "temporal" and variant in ("ahead_of", "prior_to"):  # "ahead of talks" -> "after talks"
         return gone == Counter(variant.split("_")) and new == Counter({"after": 1})
+    if category == "temporal" and variant == "headline":  # "Meet Ahead of Deadline" -> "Meet After Deadline"
+        relations = ({"before": 1}, {"ahead": 1, "of": 1}, {"prior": 1, "to": 1})
+        return new == Counter({"after": 1}) and any(gone == Counter(r) for r in relations)
     if category in ("numerical", "temporal", "quantifier"):
         return sum(gone.values()) == 1 and sum(new.values()) == 1 and len(tokens(a)) == len(tokens(b))
     if category == "negation":

@@ -7,6 +7,10 @@ or its first four letters (wood / wooden, Libya / Libyan) are there."""
 
 from __future__ import annotations
 
+import re
+
+from pairbench.generated_suites.vetoes import fragment_veto
+
 # Nouns that a paraphrase adds or drops without changing what is said: a head that only measures
 # or frames another noun ("a piece of bread", "a set of steps", "close-up image") or a person
 # named by what they are ("a person plays" / "someone is playing").
@@ -119,6 +123,21 @@ def _stray_possessive(doc) -> bool:
         for t in doc
         if t.i > 0
     )
+
+
+# What a stray possessive looks like before a parse: "it's", or "'s" before a word ending as a
+# verb in -s or -ed ("Snowden's hits"); only such texts are parsed.
+_MAYBE_STRAY = re.compile(r"(?i)\bit's\b|'s \w+(?:s|ed)\b")
+
+
+def other_paraphrase_veto(text: str, nlp) -> str | None:
+    """Why a negative control's other paraphrase is no fluent sentence: the text checks of
+    ``vetoes.fragment_veto``, then, where it may have one, a stray possessive on its parse
+    ("Snowden's hits hurdles": two readers of three on 2026-11-26)."""
+    why = fragment_veto(text)
+    if why is None and _MAYBE_STRAY.search(text) and _stray_possessive(nlp(text)):
+        why = "other paraphrase has a stray possessive (Snowden's hits, it's tongue: no English)"
+    return why
 
 
 def detail_difference(da, dp) -> str | None:

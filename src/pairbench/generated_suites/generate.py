@@ -16,7 +16,7 @@ from pairbench.generated_suites.anchors import read_pairs, select_anchors
 from pairbench.generated_suites.audit import run_audit
 from pairbench.generated_suites.check import check_pair, control_difference
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings
-from pairbench.generated_suites.controls import detail_difference
+from pairbench.generated_suites.controls import detail_difference, other_paraphrase_veto
 from pairbench.generated_suites.edits import Refuse, title_case
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_clause import negation
@@ -27,9 +27,9 @@ from pairbench.generated_suites.rules_near_miss import entity_inventory, near_mi
 from pairbench.generated_suites.rules_quantifier import quantifier, quantifier_positional
 from pairbench.generated_suites.rules_step import numerical_step
 from pairbench.generated_suites.rules_structure import entity_swap
-from pairbench.generated_suites.rules_temporal import temporal, temporal_opening
+from pairbench.generated_suites.rules_temporal import temporal, temporal_headline, temporal_opening
 from pairbench.generated_suites.source import keep_language
-from pairbench.generated_suites.vetoes import anchor_veto, fragment_veto, pair_veto, paraphrase_veto
+from pairbench.generated_suites.vetoes import anchor_veto, pair_veto, paraphrase_veto
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ FALLBACKS = {
     "numerical": (numerical_step,),
     "quantifier": (quantifier_positional,),
     "near_miss": (near_miss_attribute,),
-    "temporal": (temporal_opening,),
+    "temporal": (temporal_opening, temporal_headline),
 }
 SUITE_COLUMNS = ("pair_id", "category", "sentence1", "sentence2", "anchor", "rule")
 
@@ -191,7 +191,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
             other = anchors[(i + shift) % n][1]
             if other.lower() in (a.lower(), p.lower()):
                 out.refuse("negative_control", "other paraphrase equals this one")
-            elif (why := fragment_veto(other)) is not None:
+            elif (why := other_paraphrase_veto(other, nlp)) is not None:
                 out.refuse("negative_control", why)
             else:
                 add(anchor_id, "negative_control", a, other, "negative_control:other_paraphrase")

@@ -167,6 +167,23 @@ def reduced_passive(doc, root) -> bool:
     )
 
 
+def caption_state(doc, root, finite) -> bool:
+    """A short caption whose past form has no object and whose subject is a bare singular ("Scuba
+    diver submerged in water.") or a plural with a particle after the verb ("Eight bottles lined up
+    on the floor."): the participle of a state, which "may have" or "did not" turns into an act."""
+    if finite.i != root.i or root.tag_ != "VBD" or len(doc) > 12 or any(t.text == "," for t in doc):
+        return False
+    if not doc.text.rstrip().endswith("."):
+        return False  # a headline: its reduced passive is read on its own ("president arrested")
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.tag_ not in ("NN", "NNS") or any(c.dep_ in ("det", "poss") for c in subject.children):
+        return False
+    if subject.tag_ == "NNS" and not any(c.dep_ == "prt" for c in root.children):
+        return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
+    participles = {p.lower() for p in getInflection(verb_base(root), tag="VBN") or ()}
+    return root.lower_ in participles and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children)
+
+
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
     root = claim_clause(doc)
@@ -205,6 +222,10 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse("have before a preposition (has among the strictest: no do-support)")
     if root.lemma_ == "have" and after is not None and after.tag_ == "VBN":  # "we have co-operated", parsed as a verb
         return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
+    if caption_state(doc, root, root):
+        raise Refuse(
+            "a caption's past form with no object (bottles lined up on the floor: a state, did not line up an act)"
+        )
     if adverb_before(doc, root) and doc[root.i - 1].lower_ not in HEDGE_ADVERBS:  # "reportedly did not" reads
         raise Refuse("an adverb before the verb (rapidly does not fire: not lands on the adverb)")
     do = DO_FORMS[root.tag_]

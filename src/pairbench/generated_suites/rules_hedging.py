@@ -3,8 +3,6 @@ event as it is seen, a headline's past event, a negated clause), or a hedge word
 
 from __future__ import annotations
 
-from lemminflect import getInflection
-
 from pairbench.generated_suites.edits import (
     NEGATIVE_WORDS,
     WISHING,
@@ -32,6 +30,7 @@ from pairbench.generated_suites.rules_clause import (
     adjective_fragment,
     adverb_before,
     caption_present,
+    caption_state,
     reduced_passive,
     saying_alone,
     verb_base,
@@ -169,7 +168,7 @@ def _hedge_form_refusal(doc, root, finite) -> str | None:
         return "an adverb after be (are now lucky: may be now lucky, the adverb goes before be)"
     if headline(doc) and finite.i == root.i and verb_base(root) in ONGOING:
         return "an ongoing verb in a headline (crisis continues: may have continued moves it to the past)"
-    if _caption_state(doc, root, finite):
+    if caption_state(doc, root, finite):
         return "a caption's past form with no object (diver submerged in water: a state, may have submerged an act)"
     subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
     if subject is not None and subject.tag_ == "PRP" and any(c.dep_ == "appos" for c in subject.children):
@@ -205,23 +204,6 @@ def _sayer_own(root, finite) -> bool:
     )
     # the pronoun agrees with the sayer ("Lawyers say it may remain focused": "it" is no lawyer)
     return subject.lower_ in (("they", "we") if plural else ("he", "she", "it", "i"))
-
-
-def _caption_state(doc, root, finite) -> bool:
-    """A short caption whose past form has no object and whose subject is a bare singular ("Scuba
-    diver submerged in water.") or a plural with a particle after the verb ("Eight bottles lined up
-    on the floor."): the participle of a state, which "may have" turns into an act."""
-    if finite.i != root.i or root.tag_ != "VBD" or len(doc) > 12 or any(t.text == "," for t in doc):
-        return False
-    if not doc.text.rstrip().endswith("."):
-        return False  # a headline: its reduced passive is read on its own ("president arrested")
-    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
-    if subject is None or subject.tag_ not in ("NN", "NNS") or any(c.dep_ in ("det", "poss") for c in subject.children):
-        return False
-    if subject.tag_ == "NNS" and not any(c.dep_ == "prt" for c in root.children):
-        return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
-    participles = {p.lower() for p in getInflection(verb_base(root), tag="VBN") or ()}
-    return root.lower_ in participles and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children)
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:

@@ -8,7 +8,9 @@ date beside the relation, adverbial before).
 
 ``temporal_opening`` is a fallback (see ``generate.FALLBACKS``): earlier <-> later in an
 opening adverbial that places the event a duration after another one ("An hour later, ..." ->
-"An hour earlier, ..."). Anywhere else the main rule's
+"An hour earlier, ..."). ``temporal_headline`` is one too: a Title-Case headline's "Ahead of",
+"Before" or "Prior to" -> "After", read by its words, as the tagger is unreliable there. Anywhere
+else the main rule's
 refusal stands: "later Thursday" after a modal reads as a forecast, "42 years later" closes a
 story, "later this year" is tied to the tense. A shift within a day (late Friday -> early
 Friday) inverts no order, and a blind reading found three of seven such pairs invalid.
@@ -18,7 +20,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, single_clause
+from pairbench.generated_suites.edits import (
+    Made,
+    Refuse,
+    match_case,
+    reads_title_case,
+    rebuild,
+    single_clause,
+    title_case,
+)
 from pairbench.generated_suites.rules_lexical import is_year
 from pairbench.generated_suites.temporal_words import (
     AUDIENCES,
@@ -301,3 +311,39 @@ def temporal_opening(doc, ctx=None) -> Made:
     single_clause(doc)
     token = found[0]
     return Made(rebuild(doc, {token.i: match_case(TEMPORAL[token.lower_], token.text)}), "temporal:opening")
+
+
+# Words of a Title-Case headline that place an event in time: one relation and none of these.
+_HEADLINE_TIME = _TIME_WORDS | {"ahead", "prior", "following", "since", "until", "amid", "during", "as"}
+
+
+@reads_title_case
+def temporal_headline(doc, ctx=None) -> Made:
+    """ "Iran, IAEA Officials Meet Ahead of March Nuclear Deadline" -> "... Meet After March Nuclear
+    Deadline": a Title-Case headline, read by its words alone (its tags are unreliable). Only a
+    relation that says before (Before, Ahead of, Prior to) is inverted, so the headline's event
+    comes after the one named and never becomes a result before its cause. Refused: a second time
+    word, a relation that opens the headline, a modifier before it (Never Before, Day Before), an
+    object that is a date, duration, number or audience (Before 2001, Ahead of Monday, Before
+    Congress), a year or a day tied to now in it (Ahead of Next Week's Vote) and a time word before
+    the relation (a date on both sides). A date that names the object's event is kept: "Ahead of
+    March Deadline" -> "After March Deadline"."""
+    if not title_case(doc):
+        raise Refuse("not a Title-Case headline")
+    words = [t for t in doc if not t.is_punct]
+    timed = [i for i, t in enumerate(words) if t.lower_ in _HEADLINE_TIME]
+    lead = words[timed[0]] if len(timed) == 1 else None
+    pair = words[timed[0] : timed[0] + 2] if lead is not None else []
+    size = 2 if tuple(t.lower_ for t in pair) in PHRASES else 1
+    if lead is None or size == 1 and lead.lower_ != "before":
+        raise Refuse("no single Before, Ahead of or Prior to in the headline")
+    before, after = words[: timed[0]], words[timed[0] + size :]
+    if len(before) < 2 or not after or before[-1].lower_ in MODIFIERS | {"never"}:
+        raise Refuse("a relation that opens the headline, ends it or is modified (Never Before, Day Before)")
+    head = after[-1]  # a Title-Case noun phrase ends in its head
+    if after[0].like_num or _is_time(head) or head.lower_ in DURATIONS | AUDIENCES:
+        raise Refuse("a date, duration, number or audience as the object (Before 2001, Ahead of Monday)")
+    if any(_is_time(t) for t in before) or any(is_year(t) or t.lower_ in DEICTIC | {"next", "last"} for t in after):
+        raise Refuse("a date or time beside the relation (the inversion may contradict it)")
+    edit = {lead.i: match_case("after", lead.text)} | ({pair[1].i: ""} if size == 2 else {})
+    return Made(rebuild(doc, edit), "temporal:headline")

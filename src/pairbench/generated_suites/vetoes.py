@@ -51,6 +51,13 @@ NATURAL = {
     "monsoon", "flood", "flooding", "wildfire", "drought", "blizzard", "avalanche", "coast", "coastal",
     "beach", "island", "glacier", "desert", "metro", "subway", "tram",
 }  # fmt: skip
+# Countries English names by their adjective before a noun ("a French factory", never "a France
+# factory"; "Bangladesh clothes factory" -> "France clothes factory": two of two readers).
+ADJECTIVE_BEFORE_NOUN = {
+    "france", "britain", "england", "scotland", "wales", "ireland", "spain", "portugal", "germany",
+    "netherlands", "switzerland", "sweden", "norway", "denmark", "finland", "poland", "greece",
+    "turkey", "china", "japan",
+}  # fmt: skip
 # The world powers of nuclear talks: "US, world powers begin talks" names one of them twice.
 WORLD_POWERS = {
     "us",
@@ -187,6 +194,8 @@ def _near_miss(doc, a, made):
     following = doc[token.i + len(old.split())] if token.i + len(old.split()) < len(doc) else None
     if following is not None and following.text.lower() in STATE_NOUNS:
         return "nationality or country with a noun only some countries have"
+    if following is not None and following.pos_ == "NOUN" and new.lower() in ADJECTIVE_BEFORE_NOUN:
+        return "a country English names by its adjective before a noun (France clothes factory: French)"
     if any(e.label_ == "PERSON" for e in doc.ents) or any(
         t.dep_ == "nsubj" and t.tag_ == "NNP" and t.ent_type_ in ("", "PERSON") for t in doc
     ):
