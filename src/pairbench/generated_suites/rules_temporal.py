@@ -221,14 +221,10 @@ def _cause_refusal(doc, rel: Relation) -> str | None:
     ):
         return "after + a clause (its event may be the cause of the result)"
     if _market_move(head):  # either order, unless the news is what moves a market
-        news = [
-            t
-            for c in token.children
-            if c.dep_ == "pobj"
-            for t in c.subtree
-            if {t.lemma_.lower(), t.lower_} & MARKET_NEWS
-        ]
-        return "a market move after the news that moves it (shares rally after upbeat data)" if news else None
+        objects = [t for c in token.children if c.dep_ == "pobj" for t in c.subtree]
+        if any({t.lemma_.lower(), t.lower_} & MARKET_NEWS for t in objects):
+            return "a market move after the news that moves it (shares rally after upbeat data)"
+        return None
     if token.dep_ == "mark":
         events = [token.head]
     else:
