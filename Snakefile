@@ -8,17 +8,25 @@ from pathlib import Path
 
 from pairbench.core.config import yaml_syntax_problem
 from pairbench.input_check import unknown_suite_targets
-from pairbench.core.runtime import closing_message
+from pairbench.core.runtime import (
+    closing_message,
+    command_line_problem,
+    shorten_closing_job,
+)
 
 RUN_STARTED = time.time()
 # The working directory holds config.yaml, resources/ and results/; run from elsewhere, Snakemake
-# would only say that config.yaml is missing. A syntax error in it would name no file or line.
-# A --configfile given from elsewhere adds to config.yaml, it does not replace it.
-if not Path("config.yaml").exists() and not {"models", "suites"} <= set(config):
-    sys.exit(
-        f"pairbench: no config.yaml in the working directory {Path.cwd()}. Run from the folder that holds "
-        f"it, or add `--directory {workflow.basedir}` (with `-s {workflow.main_snakefile}`)."
-    )
+# would only say that config.yaml is missing (or, with a --configfile, which only adds to it,
+# report a key that config.yaml would have set). A target written after --configfile was read as
+# a config file. A syntax error in config.yaml would name no file or line.
+_COMMAND_LINE = command_line_problem(
+    config,
+    workflow.config_settings.configfiles,
+    workflow.basedir,
+    workflow.main_snakefile,
+)
+if _COMMAND_LINE:
+    sys.exit(f"pairbench: {_COMMAND_LINE}")
 if Path("config.yaml").exists() and yaml_syntax_problem("config.yaml"):
     sys.exit(f"pairbench: {yaml_syntax_problem('config.yaml')}")
 
@@ -59,6 +67,10 @@ _UNKNOWN = unknown_suite_targets(
 )
 if _UNKNOWN:
     sys.exit("pairbench: " + "\n  ".join(_UNKNOWN))
+
+
+# The closing job `all` would print every target of the run, twice, on two very long lines.
+shorten_closing_job()
 
 
 rule all:

@@ -1,4 +1,6 @@
-"""The README and docs/ name only what exists: every project path, module and function in backticks."""
+"""The README and docs/ name only what exists: every project path, module and function in backticks, every
+name of the package listing (which lists every module of the folders it opens) and the scripts,
+configs and modules of the commands in fenced blocks."""
 
 from __future__ import annotations
 
@@ -148,6 +150,89 @@ def problems_of(path) -> list[str]:
                 out.append(f"{where}: no such function")
         elif unknown := unknown_words(span):
             out.append(f"{where}: no such name ({', '.join(unknown)})")
+    return out + fenced_problems(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fenced blocks: the package listing and the paths of commands
+# ---------------------------------------------------------------------------------------------
+
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
+# A name in a package listing: a folder (`core/`) or a file with a suffix (`io.py`).
+LISTED = re.compile(r"[\w.-]+/|[\w-]+\.\w+")
+
+
+# In a command, the words after these name a file of the repository that the command runs or
+# reads (a script, a config, a profile); the other paths of a command may be what it writes.
+COMMAND_READS = {"", "python", "bash", "sudo", "--configfile", "--workflow-profile", "--profile", "-s", "--snakefile"}
+
+
+def fenced_blocks(path) -> list[tuple[int, str, list[str]]]:
+    """(line of its first line, language, lines) of every fenced block of a Markdown file."""
+    text = path.read_text()
+    return [(text.count("\n", 0, m.start(2)) + 1, m.group(1), m.group(2).splitlines()) for m in FENCE.finditer(text)]
+
+
+def is_listing(lines: list[str]) -> bool:
+    """A package listing: its first line is a folder of the repository (`src/pairbench/`)."""
+    return bool(lines) and re.fullmatch(r"[\w./-]+/", lines[0].strip()) is not None
+
+
+def listing_entries(first: int, lines: list[str]) -> list[tuple[int, str, str]]:
+    """(line, path from the repository root, description) of every name of a package listing:
+    an indented name lies in the folder named on the nearest line above it that is less indented."""
+    folders = [(-1, lines[0].strip())]  # (indent, folder path), innermost last
+    out = []
+    for number, line in enumerate(lines[1:], first + 1):
+        match = re.match(r"( *)(\S+)(.*)", line)
+        if not match or not LISTED.fullmatch(match.group(2)):
+            continue  # a blank line or a continued description
+        indent, name = len(match.group(1)), match.group(2)
+        while folders[-1][0] >= indent:
+            folders.pop()
+        out.append((number, folders[-1][1] + name, match.group(3)))
+        if name.endswith("/"):
+            folders.append((indent, folders[-1][1] + name))
+    return out
+
+
+def listing_problems(where: str, first: int, lines: list[str]) -> list[str]:
+    """Every listed name exists (and a file a description names beside it); every folder the
+    listing opens has each of its modules and sub-packages named."""
+    out, named, opened = [], set(), {lines[0].strip().rstrip("/")}
+    for number, listed, description in listing_entries(first, lines):
+        folder = str(Path(listed.rstrip("/")).parent)
+        for path in [listed, *(f"{folder}/{name}" for name in re.findall(r"\b\w+\.py\b", description))]:
+            named.add(path.rstrip("/"))
+            if not (REPO / path).exists():
+                out.append(f"{where}:{number}: `{path}`: no such path")
+        opened.add(folder)
+    for folder in sorted(opened):
+        for child in sorted((REPO / folder).iterdir()):
+            module = child.suffix == ".py" and child.name != "__init__.py"
+            package = child.is_dir() and (child / "__init__.py").exists()
+            if (module or package) and f"{folder}/{child.name}" not in named:
+                out.append(
+                    f"{where}:{first}: `{folder}/{child.name}` is not in the package listing: add it with what it does"
+                )
+    return out
+
+
+def fenced_problems(path) -> list[str]:
+    """A package listing names what the package holds; a command names existing paths and modules."""
+    shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path.name
+    out = []
+    for first, _, lines in fenced_blocks(path):
+        if is_listing(lines):
+            out += listing_problems(str(shown), first, lines)
+            continue
+        for number, line in enumerate(lines, first):
+            words = [word.strip("\"'`,;()") for word in line.split()]
+            for before, word in zip(["", *words], words, strict=False):
+                if before == "-m" and re.fullmatch(r"pairbench(\.\w+)+", word) and not module_exists(word):
+                    out.append(f"{shown}:{number}: `{word}`: no such module")
+                elif before in COMMAND_READS and (target := named_path(word)) and not path_exists(target):
+                    out.append(f"{shown}:{number}: `{word}`: no such path")
     return out
 
 
@@ -170,4 +255,40 @@ def test_the_check_catches_a_missing_name(tmp_path):
         "`no_such_helper(x)`: no such function",
         "`register_nothing_here`: no such name (register_nothing_here)",
         "`training.no_such_stage`: no such name (no_such_stage)",
+    ]
+
+
+def test_fenced_blocks_are_read_too(tmp_path):
+    doc = tmp_path / "probe.md"
+    doc.write_text(
+        "# probe\n\n```\nsrc/pairbench/\n  core/             shared\n    io.py           atomic writes\n"
+        "    gone.py         moved away; see gone_too.py\n  study/\n    suite.py        suites\n"
+        "  stages.py         the registry\n```\n\n```bash\npython bench/no_such_script.py --csv bench/written.csv\n"
+        "snakemake --configfile config/study.yaml --configfile config/nope.yaml\npython -m pairbench.nope\n```\n"
+    )
+    problems = problems_of(doc)
+    # an indented name is read inside the folder above it, a file its description names beside it
+    assert "probe.md:7: `src/pairbench/core/gone.py`: no such path" in problems
+    assert "probe.md:7: `src/pairbench/core/gone_too.py`: no such path" in problems
+    # every module and sub-package of a folder the listing opens is named, at the listing's first line
+    missing = "is not in the package listing: add it with what it does"
+    assert f"probe.md:4: `src/pairbench/core/errors.py` {missing}" in problems
+    assert f"probe.md:4: `src/pairbench/study/kinds.py` {missing}" in problems
+    assert f"probe.md:4: `src/pairbench/celi` {missing}" in problems
+    # named ones are not asked for, nor the contents of a folder the listing does not open
+    assert not [p for p in problems if "`src/pairbench/core/io.py`" in p or "`src/pairbench/study/suite.py`" in p]
+    assert not [p for p in problems if "`src/pairbench/stages.py`" in p or "/celi/" in p or "/testing/" in p]
+    # a command's script, config and module exist; what it writes is not asked for
+    assert "probe.md:14: `bench/no_such_script.py`: no such path" in problems
+    assert "probe.md:15: `config/nope.yaml`: no such path" in problems
+    assert "probe.md:16: `pairbench.nope`: no such module" in problems
+    assert not [p for p in problems if "written.csv" in p or "study.yaml" in p]
+    lines = doc.read_text().splitlines()
+    assert [(n, path) for n, path, _ in listing_entries(4, lines[3:10])] == [
+        (5, "src/pairbench/core/"),
+        (6, "src/pairbench/core/io.py"),
+        (7, "src/pairbench/core/gone.py"),
+        (8, "src/pairbench/study/"),
+        (9, "src/pairbench/study/suite.py"),
+        (10, "src/pairbench/stages.py"),
     ]

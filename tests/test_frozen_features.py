@@ -480,7 +480,7 @@ def test_damaged_cache_names_the_command_that_rebuilds_it(tiny_stage, tmp_path):
         LatentCache(damaged)
     message = str(err.value)
     assert "\n" not in message and "layers.npy" in message
-    assert f"snakemake --cores 2 --forcerun frozen_features_latents {damaged / 'done.json'}" in message
+    assert f"snakemake --cores 2 {damaged / 'done.json'} --forcerun frozen_features_latents" in message
 
 
 def test_smoke_runs_say_so_in_their_tables(tiny_stage, tmp_path):

@@ -1476,7 +1476,8 @@ def test_every_generated_row_differs_only_as_its_rule_says(smoke_suite):
     assert seen["negation"] > 0 and seen["hedging"] > 0
 
 
-@pytest.mark.skipif(not SHARED_STSB.exists(), reason="the shared STS-B data is not on this machine")
+@pytest.mark.shared_data
+@pytest.mark.skipif(not SHARED_STSB.exists(), reason=f"reads the English STS-B at {SHARED_STSB}: not there")
 def test_every_row_of_the_stsb_suite(tmp_path):
     settings = SuiteSettings.from_block(
         {"data": "stsb", "split": ["train", "dev"], "score_max": 5, "min_score": 4.0, "seed": 0}, "s"

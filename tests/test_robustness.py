@@ -217,7 +217,7 @@ def test_a_truncated_shard_is_named_with_the_command_that_rebuilds_it(tmp_path, 
     text = console(proc)
     assert proc.returncode != 0
     assert "Traceback" not in text
-    assert text.count(f"Rebuild it with: snakemake --cores 2 --force {SHARD}") == 1, text
+    assert text.count(f"Rebuild it with: snakemake --cores 2 {SHARD} --force") == 1, text
     proc = run_user_command(workdir, "--cores", "2", "--force", SHARD)
     assert proc.returncode == 0, console(proc)[-3000:]
     assert pl.read_parquet(shard).equals(pl.read_parquet(finished_run[0] / SHARD))

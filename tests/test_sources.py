@@ -5,6 +5,7 @@ import json
 import pytest
 
 from pairbench.core.errors import SourceError
+from pairbench.core.io import folder_fingerprint
 from pairbench.core.sources import (
     MANIFEST,
     Source,
@@ -61,7 +62,8 @@ def test_path_source_copies_folder(tmp_path):
     (src / "sub" / "w.bin").write_bytes(b"123")
     manifest = materialise_model("local", f"path:{src}", tmp_path / "dest")
     assert (tmp_path / "dest" / "sub" / "w.bin").read_bytes() == b"123"
-    assert manifest["scheme"] == "path" and manifest["revision"].startswith("sha256-names-sizes:")
+    assert manifest["scheme"] == "path" and manifest["revision"] == folder_fingerprint(src)
+    assert manifest["revision"].startswith("sha256-names-sizes-mtimes:")
 
 
 # A whole (if tiny) safetensors file: the folder check reads its header.

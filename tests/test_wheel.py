@@ -87,6 +87,7 @@ def test_wheel_plans_the_default_run(installed, tmp_path):
     import yaml
 
     from pairbench.stages import plan_stages, study_models, suites, validate_config
+    from pairbench.study.kinds import text_scored
 
     site, env = installed
     counts = planned_counts(copy_workflow(tmp_path / "work"), env)
@@ -94,7 +95,7 @@ def test_wheel_plans_the_default_run(installed, tmp_path):
     assert counts == planned_counts(copy_workflow(tmp_path / "checkout"), checkout)
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()), REPO / "workflow" / "schemas")
     plans = plan_stages(config)
-    by_stage = {m for plan in plans.values() for m in plan.scored_by_stage}
-    text_scored = [m for m in [*config["models"], *study_models(plans, config)] if m not in by_stage]
-    assert counts["score_suite"] == len(suites(plans, config)) * len(text_scored) > 0
+    models = {**config["models"], **study_models(plans, config)}
+    scored = [m for m, block in models.items() if text_scored(block["kind"])]
+    assert counts["score_suite"] == len(suites(plans, config)) * len(scored) > 0
     assert counts["total"] == sum(n for rule, n in counts.items() if rule != "total")

@@ -52,7 +52,7 @@ def test_shards_have_the_contract_schema(study_run):
         assert frame.height >= 336 and frame["pair_id"].n_unique() == frame.height
         meta = read_shard_metadata(path)
         assert meta["kind"] == kind and meta["model"] == model
-        assert meta["revision"].startswith("sha256-names-sizes:")
+        assert meta["revision"].startswith("sha256-names-sizes-mtimes:")
         if kind == "cross":
             assert meta["normalisation"] == "sigmoid"
             assert frame["score"].is_between(0, 1).all()

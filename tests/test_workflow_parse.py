@@ -62,7 +62,12 @@ def test_a_suite_that_passed_is_not_read_again_until_it_changes(tmp_path, counte
     assert counted == [path]
     remembered = json.loads((cache / "checked_suites.json").read_text())
     assert remembered[str(path.resolve())]["fingerprint"][:1] == [path.stat().st_size]
-    assert remembered[str(path.resolve())]["summary"] == {"pairs": 8, "long": 0, "first_long": None}
+    assert remembered[str(path.resolve())]["summary"] == {
+        "pairs": 8,
+        "long": 0,
+        "first_long": None,
+        "categories": {"positive_control": 4, "negation": 4},
+    }
 
     path.write_text(SUITE + "p9\tnegation\tOne more.\tAnd another.\n")
     input_check.check_suite_once(path, cache)

@@ -26,7 +26,8 @@ from pairbench.core.config import by_precedence, key_error, yaml_syntax_problem
 from pairbench.core.errors import ConfigError, PairbenchError, ProblemCollector
 from pairbench.core.sources import locate_local, parse_source
 from pairbench.stages import validate_config
-from pairbench.study.model_folder import check_model_folder
+from pairbench.study.model_folder import FolderSettingError, check_folder_settings, check_model_folder
+from pairbench.study.stats import SMALL_SAMPLE, few_pairs
 
 
 def _dict(value) -> dict:
@@ -75,6 +76,8 @@ def check_inputs(
         if isinstance(path, str) and suites:
             with problems.catching():
                 summaries[name] = check_suite_once(path, cache_dir)
+    for line in results_input_problems(config, files):
+        problems.add(line)
     for line in generated_suite_problems(config, files) + split_file_problems(config, files):
         problems.add(line)
     problems.raise_if_any()
@@ -118,6 +121,61 @@ def _check_model(key: str, block: dict, files) -> None:
                 check_model_folder(Path(folder), declared, key=f"models.{key}", settings=block)
             except PairbenchError as err:
                 raise _located(files, keys, err) from None
+        try:  # settings its files contradict (truncate_dim, causal_lm, normalise), at their own line
+            check_folder_settings(Path(folder), block, key=f"models.{key}")
+        except FolderSettingError as err:
+            raise _located(files, ("models", key, err.setting), err) from None
+
+
+# Where the workflow writes. A job may overwrite or delete anything in it (Snakemake removes a job's
+# outputs before it runs it again), so no configured input may lie there.
+OUTPUT_AREA = "results"
+
+
+def _configured_paths(node, keys=()):
+    """(keys, path) of every string of the config that names a file or folder: a ``path:`` source,
+    or any other string with a ``/`` in it (suite files, graded audits, sentence files...); hub and
+    package sources are skipped."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _configured_paths(value, (*keys, str(key)))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _configured_paths(value, (*keys, str(i)))
+    elif isinstance(node, str) and not node.startswith(("hf:", "pkg:")):
+        path = node.removeprefix("path:")
+        if path != node or "/" in path:
+            yield keys, path
+
+
+def results_input_problems(config: dict, files, root=".") -> list[str]:
+    """Configured inputs that lie inside ``results/`` (:data:`OUTPUT_AREA`), one line each.
+
+    Such a file is a job's output or sits among them: an audit graded in place in
+    ``results/suites/`` would be an input of the job that writes it, and Snakemake, seeing the
+    cycle, deletes that job's outputs, the grades with them. Refused before any job is planned.
+    """
+    area = (Path(root) / OUTPUT_AREA).resolve()
+    lines = []
+    for keys, path in _configured_paths(config):
+        try:
+            where = (Path(root) / Path(path).expanduser()).resolve()
+        except (OSError, ValueError, RuntimeError):
+            continue  # no path (a NUL byte, a loop): not a file in results/ either
+        if where != area and area not in where.parents:
+            continue
+        suggestion = "resources/audits/" if keys[-1] == "graded" else "resources/"
+        lines.append(
+            str(
+                key_error(
+                    files,
+                    keys,
+                    f"{path} lies inside {OUTPUT_AREA}/, which the workflow writes (a job may overwrite or "
+                    f"delete it): copy it elsewhere (e.g. {suggestion}) and point the key there",
+                )
+            )
+        )
+    return lines
 
 
 def generated_suite_problems(config: dict, files) -> list[str]:
@@ -144,9 +202,11 @@ def generated_suite_problems(config: dict, files) -> list[str]:
             )
         if name in suites:
             lines.append(str(key_error(files, keys, "`suites:` already has a suite of that name; rename one")))
-        lines += [str(key_error(files, (*keys, key), message)) for key, message in contradictions(block)]
+        found = contradictions(block, str(name))
+        lines += [str(key_error(files, (*keys, *key.split(".")), message)) for key, message in found]
         graded = _dict(block.get("audit")).get("graded")
-        if isinstance(graded, str) and not Path(graded).is_file():
+        inside = Path(OUTPUT_AREA).resolve() in Path(str(graded)).resolve().parents
+        if isinstance(graded, str) and not Path(graded).is_file() and not inside:
             lines.append(
                 str(
                     key_error(
@@ -264,7 +324,12 @@ def suite_summary(frame) -> dict:
     if long:
         row, column = min(long)
         first = [row + 2, column, len(frame[column][row])]
-    return {"pairs": frame.height, "long": len(long), "first_long": first}
+    from pairbench.study.suite import CATEGORIES
+
+    order = {c: i for i, c in enumerate(CATEGORIES)}
+    counts = sorted(frame.group_by("category").len().iter_rows(), key=lambda cn: (order.get(cn[0], len(order)), cn[0]))
+    categories = dict(counts)
+    return {"pairs": frame.height, "long": len(long), "first_long": first, "categories": categories}
 
 
 def suite_warnings(config: dict, summaries: dict) -> list[str]:
@@ -283,6 +348,11 @@ def suite_warnings(config: dict, summaries: dict) -> list[str]:
                 f"suite {name!r} ({path}): {summary['long']} sentence(s) longer than {LONG_SENTENCE_CHARS:,} "
                 f"characters, the first at line {line} ({column}, {length:,} characters); every model "
                 "reads at most 512 tokens of a sentence and cuts the rest off before scoring: shorten them"
+            )
+        few = few_pairs(summary.get("categories") or {})
+        if few:
+            lines.append(
+                f"suite {name!r} ({path}): few pairs in {few}; {SMALL_SAMPLE}: read these categories with care or add pairs"
             )
         if per_job and pairs / per_job > MAX_PARTS:
             parts = -(-pairs // per_job)
@@ -340,7 +410,12 @@ def check_suite_once(path, cache_dir=None) -> dict:
     except (OSError, ValueError):
         known = {}
     entry = known.get(key)
-    if fingerprint is not None and isinstance(entry, dict) and entry.get("fingerprint") == fingerprint:
+    if (
+        fingerprint is not None
+        and isinstance(entry, dict)
+        and entry.get("fingerprint") == fingerprint
+        and "categories" in (entry.get("summary") or {})
+    ):
         return entry.get("summary") or {}
     summary = suite_summary(suite_module.check_suite(path))
     if cache is not None and fingerprint is not None:

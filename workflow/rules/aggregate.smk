@@ -1,10 +1,21 @@
 # Tables, table pages and figures over all shards of a suite. Local rules: they are quick and
 # read many files.
+from pairbench.study.marks import smoke_trained
+from pairbench.study.report_tables import enable_report_figures, stage_table_pages
+
+# The study models trained on smoke data (`smoke: true` in their run): every table and figure that
+# names a model marks them (pairbench.study.marks).
+SMOKE_MODELS = smoke_trained(PLANS)
+# Every table a stage writes, as a page in the report (rule stage_table_page; final_targets).
+STAGE_TABLE_PAGES = stage_table_pages(PLANS)
+# The report's first page shows the forest plot itself (workflow/report/workflow.rst).
+enable_report_figures()
 
 
 localrules:
     tables,
     table_pages,
+    stage_table_page,
     figures,
     cost_figure,
 
@@ -28,6 +39,7 @@ rule tables:
         "../../envs/pairbench.yaml"
     params:
         thresholds=config["aggregate"]["thresholds"],
+        smoke=SMOKE_MODELS,
     script:
         "../scripts/tables.py"
 
@@ -57,6 +69,8 @@ rule table_pages:
         suite=alternatives(SUITES),
     conda:
         "../../envs/pairbench.yaml"
+    params:
+        smoke=SMOKE_MODELS,
     script:
         "../scripts/table_pages.py"
 
@@ -138,6 +152,8 @@ rule anchored_tables:
         suite=alternatives(ANCHORED_SUITES),
     conda:
         "../../envs/pairbench.yaml"
+    params:
+        smoke=SMOKE_MODELS,
     script:
         "../scripts/anchored_tables.py"
 
@@ -165,3 +181,32 @@ rule cost_figure:
         "../../envs/pairbench.yaml"
     script:
         "../scripts/cost_figure.py"
+
+
+# Every table a stage writes (a results/tables/**.csv target of its plan) as a readable page in
+# the stage's report category, titled and noted like its Markdown (smoke runs say so there).
+rule stage_table_page:
+    input:
+        csv=lambda wildcards: STAGE_TABLE_PAGES[wildcards.table].csv,
+        md=lambda wildcards: STAGE_TABLE_PAGES[wildcards.table].md,
+    output:
+        report(
+            directory("results/report/stages/{table}"),
+            htmlindex="index.html",
+            caption="../report/stage_table.rst",
+            category=lambda wildcards: STAGE_TABLE_PAGES[wildcards.table].category,
+            subcategory=lambda wildcards: STAGE_TABLE_PAGES[
+                wildcards.table
+            ].subcategory,
+            labels=lambda wildcards: {"table": wildcards.table.rsplit("/", 1)[-1]},
+        ),
+    log:
+        f"{LOGS}/stage_table_page/{{table}}.log",
+    benchmark:
+        f"{BENCH}/stage_table_page/{{table}}.tsv"
+    wildcard_constraints:
+        table=alternatives(STAGE_TABLE_PAGES),
+    conda:
+        "../../envs/pairbench.yaml"
+    script:
+        "../scripts/stage_table_page.py"

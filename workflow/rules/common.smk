@@ -11,7 +11,8 @@ from pathlib import Path
 from pairbench.core.config import CommandLine
 from pairbench.input_check import check_inputs
 from pairbench.core.errors import PairbenchError
-from pairbench.core.sources import check_offline_sources
+from pairbench.core.runtime import CONFIGFILES_ENV
+from pairbench.core.sources import check_offline_sources, local_stamp
 from pairbench.stages import STAGES, job_resources, plan_stages, study_models, suites
 from pairbench.study.aggregate import ANCHORED_TABLES as STUDY_ANCHORED_TABLES
 from pairbench.study.aggregate import TABLES as STUDY_TABLES
@@ -22,6 +23,12 @@ from pairbench.study.kinds import check_model_settings, text_scored
 def stop(err):
     """End the workflow before any job runs with a short message (no traceback)."""
     sys.exit(f"pairbench: {err}")
+
+
+# The run's --configfiles, for the commands a job's message suggests (runtime.force_command).
+os.environ[CONFIGFILES_ENV] = os.pathsep.join(
+    str(p) for p in workflow.config_settings.configfiles
+)
 
 
 # The one checking pass (pairbench.input_check.check_inputs), dry runs included: YAML syntax,
@@ -295,9 +302,27 @@ def general_quality_block():
     return config.get("general_quality") or None
 
 
+@functools.cache
 def general_quality_suite():
-    """The suite whose mean adversarial AUC the general-quality scatter shows."""
-    return general_quality_block().get("suite") or next(iter(SUITES))
+    """The suite whose mean adversarial AUC the general-quality scatter shows.
+
+    `general_quality.suite`, else `compositional` when there is one: never simply the first suite,
+    since a suite added with --configfile comes first in the merged config. Without either, the
+    first suite, with a warning that names it (the figure's title names the suite too).
+    """
+    named = general_quality_block().get("suite")
+    if named:
+        return named
+    if "compositional" in SUITES:
+        return "compositional"
+    first = next(iter(SUITES))
+    if workflow.is_main_process:
+        print(
+            f"pairbench: warning: general_quality.suite is not set and there is no suite `compositional`; "
+            f"the general-quality figure shows suite {first!r}. Set general_quality.suite to choose one.",
+            file=sys.stderr,
+        )
+    return first
 
 
 def general_quality_scores(wildcards=None):
@@ -354,4 +379,5 @@ def final_targets(wildcards):
     out = study_targets() + anchored_targets()
     for plan in PLANS.values():
         out += plan.targets
-    return out
+    # every stage table's report page (STAGE_TABLE_PAGES: aggregate.smk)
+    return out + [page.folder for page in STAGE_TABLE_PAGES.values()]

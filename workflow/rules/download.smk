@@ -48,6 +48,9 @@ rule fetch_model:
         # again. The job checks that the folder holds a model of the declared kind.
         source=model_source,
         kind=lambda wildcards: config["models"][wildcards.model]["kind"],
+        # A local source's files as they are now (names, sizes, times): a model retrained into
+        # the same folder is fetched again, and every score of it reruns (params rerun-trigger).
+        local=lambda wildcards: local_stamp(model_source(wildcards)),
     script:
         "../scripts/fetch_model.py"
 
@@ -87,6 +90,7 @@ rule fetch_base_model:
     params:
         source=base_model_source,
         content=base_model_content,
+        local=lambda wildcards: local_stamp(base_model_source(wildcards)),
     script:
         "../scripts/fetch_base_model.py"
 
@@ -104,6 +108,7 @@ rule fetch_dataset:
         "../../envs/pairbench.yaml"
     params:
         spec=dataset_spec,
+        local=lambda wildcards: local_stamp(dataset_spec(wildcards)["source"]),
     script:
         "../scripts/fetch_dataset.py"
 

@@ -13,10 +13,12 @@ with script_logging(snakemake.log[0]):
         list(snakemake.input.shards),
         Path(snakemake.output.anchored_csv).parent,
         note=note,
+        smoke_models=list(snakemake.params.smoke),
     )
     write_table_pages(
         [snakemake.output.anchored_csv, snakemake.output.anchored_comparison_csv],
         [snakemake.output.anchored_page, snakemake.output.anchored_comparison_page],
         suite=snakemake.wildcards.suite,
         extra_note=note,
+        smoke_models=list(snakemake.params.smoke),
     )

@@ -8,4 +8,5 @@ with script_logging(snakemake.log[0]):
         list(snakemake.input),
         list(snakemake.output),
         suite=snakemake.wildcards.suite,
+        smoke_models=list(snakemake.params.smoke),
     )

@@ -10,4 +10,5 @@ with script_logging(snakemake.log[0]):
         list(snakemake.input.shards),
         out_dir=Path(snakemake.output.category_stats_csv).parent,
         thresholds=list(snakemake.params.thresholds),
+        smoke_models=list(snakemake.params.smoke),
     )

@@ -280,6 +280,8 @@ def config_problems(config: dict, schema_dir, config_files=()) -> list[str]:
     # Each generated suite against its own schema, so that its errors come with every other one.
     generated = config.get("generated_suites") if isinstance(config, dict) else None
     for name, block in (generated if isinstance(generated, dict) else {}).items():
+        if isinstance(block, dict) and block.get("enabled", True) is False:
+            continue  # switched off: dropped before its schema applies, like a stage
         blocks.append((("generated_suites", str(name)), block, schema_dir / "generated_suites.schema.yaml"))
     for prefix, block, schema in blocks:
         for error in _schema_validator(schema).iter_errors(block):
@@ -295,15 +297,23 @@ def _file_and_line(problem: str):
 
 
 def drop_disabled_stages(config: dict) -> list[str]:
-    """Remove the training stages switched off with ``enabled: false``; return their names.
+    """Remove the training stages and generated suites switched off with ``enabled: false``;
+    return their names (a generated suite's as ``generated_suites.<name>``).
 
     ``training: {freeze: {enabled: false}}`` in a ``--configfile`` merges into the stage block of
-    ``config.yaml`` and switches the whole stage off; its other keys are then not checked.
+    ``config.yaml`` and switches the whole stage off; its other keys are then not checked. The same
+    for one generated suite: ``generated_suites: {<name>: {enabled: false}}``. An ``enabled: true``
+    is removed from a generated suite's block: it is no setting of the suite.
     """
     training = config.get("training") or {}
     off = [stage for stage, block in training.items() if isinstance(block, dict) and block.get("enabled") is False]
     for stage in off:
         del training[stage]
+    generated = config.get("generated_suites") or {}
+    for name, block in list(generated.items()):
+        if isinstance(block, dict) and block.pop("enabled", True) is False:
+            del generated[name]
+            off.append(f"generated_suites.{name}")
     return off
 
 

@@ -35,6 +35,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     _remove(tmp)
+    remove_stale_partials(path)
     try:
         yield tmp
         if tmp.is_file():
@@ -45,6 +46,39 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         _remove(tmp)
+
+
+def remove_stale_partials(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries of ``path`` that a killed job left (``.{name}.{pid}.partial`` whose
+    process no longer runs on this machine); return them.
+
+    A job killed outright (SIGKILL, the out-of-memory killer, a cluster time limit) cannot remove
+    its own temporary: the next write of the same path does. A temporary of a process that still
+    runs here is kept (Snakemake gives each output to one job, so none should exist).
+    """
+    path = Path(path)
+    removed = []
+    for tmp in path.parent.glob(f".{glob_escape(path.name)}.*.partial"):
+        pid = tmp.name[len(path.name) + 2 : -len(".partial")]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            _remove(tmp)
+            removed.append(tmp)
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    """``name`` with the glob characters ``*?[`` matched literally."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # it exists (another user's process), or we cannot tell: keep its file
+    return True
 
 
 def _remove(path: Path) -> None:
@@ -104,15 +138,30 @@ def fingerprint(payload, *, texts: Iterable[str] = (), length: int = 16) -> str:
     return digest.hexdigest()[:length]
 
 
-def folder_fingerprint(path: str | os.PathLike) -> str:
-    """A cheap identity of a local folder or file: relative file names and sizes."""
+# What a local source's fetch job leaves out of its copy (sources._copy_into) and its fingerprint.
+SKIPPED_PARTS = ("__pycache__", ".git", ".cache")
+
+
+def folder_fingerprint(path: str | os.PathLike, *, times: bool = True) -> str:
+    """A cheap identity of a local folder or file: relative file names, sizes and modification times.
+
+    No file is read: a retrained model saved into the same folder changes its weights' size or time
+    (and so the fingerprint) without gigabytes of weights being hashed each time the workflow loads.
+    ``times=False``: names and sizes only.
+    """
     path = Path(path)
     digest = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    if path.is_dir():
+        files = sorted(
+            p for p in path.rglob("*") if p.is_file() and not set(p.relative_to(path).parts) & set(SKIPPED_PARTS)
+        )
+    else:
+        files = [path]
     for file in files:
         name = file.relative_to(path) if path.is_dir() else file.name
-        digest.update(f"{name}\0{file.stat().st_size}\0".encode())
-    return "sha256-names-sizes:" + digest.hexdigest()[:16]
+        info = file.stat()
+        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns if times else ''}\0".encode())
+    return ("sha256-names-sizes-mtimes:" if times else "sha256-names-sizes:") + digest.hexdigest()[:16]
 
 
 def to_markdown(

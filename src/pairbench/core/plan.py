@@ -45,16 +45,15 @@ class StagePlan:
 
     ``runs``: its runs (or entries), each as its rules read it; ``base_models``: key (a run, lm,
     backbone, ...) -> :class:`BaseModel`; ``study_models``: model key -> ``{"kind", "dir",
-    **scoring settings}``; ``scored_by_stage``: the study models whose shards the stage's own rules
-    write (not ``score_suite``); ``suites``: suites it writes, name -> path (they join ``suites``
-    and have anchor groups); ``targets``: what a full run of the stage ends with; ``lookups``: what
-    else its rule file reads (stage-specific).
+    **scoring settings}`` (a kind without a text scorer, :func:`pairbench.study.kinds.text_scored`,
+    is scored by the stage's own rules); ``suites``: suites it writes, name -> path (they join
+    ``suites`` and have anchor groups); ``targets``: what a full run of the stage ends with;
+    ``lookups``: what else its rule file reads (stage-specific).
     """
 
     runs: Mapping[str, dict] = field(default_factory=dict)
     base_models: Mapping[str, BaseModel] = field(default_factory=dict)
     study_models: Mapping[str, dict] = field(default_factory=dict)
-    scored_by_stage: frozenset[str] = frozenset()
     suites: Mapping[str, str] = field(default_factory=dict)
     targets: tuple[str, ...] = ()
     lookups: Mapping[str, object] = field(default_factory=dict)

@@ -149,11 +149,33 @@ def configure_threads(threads: int | None) -> None:
         torch.set_num_threads(int(threads))
 
 
-def select_device(requested: str | None = None) -> str:
-    """``auto`` picks CUDA when visible (SLURM sets CUDA_VISIBLE_DEVICES for GPU jobs), else CPU."""
+def select_device(requested: str | None = None, key: str = "device") -> str:
+    """``auto`` picks CUDA when visible (SLURM sets CUDA_VISIBLE_DEVICES for GPU jobs), else CPU.
+
+    A device asked for by name that this torch cannot use stops with one line naming ``key``.
+    """
     import torch
 
     if requested and requested != "auto":
+        try:
+            device = torch.device(requested)
+        except (RuntimeError, ValueError):
+            raise PairbenchError(
+                f"{key}: {requested!r} is not a torch device; set auto, cpu, cuda, cuda:N or mps"
+            ) from None
+        if device.type == "cuda" and not torch.cuda.is_available():
+            why = "is a CPU-only build" if torch.version.cuda is None else "sees no GPU (CUDA_VISIBLE_DEVICES?)"
+            raise PairbenchError(
+                f"{key}: {requested!r}, but this torch ({torch.__version__}) {why}; set `device: auto` or "
+                "`device: cpu`, or install a CUDA build of torch and run where a GPU is visible"
+            )
+        if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+            raise PairbenchError(
+                f"{key}: {requested!r}, but only {torch.cuda.device_count()} GPU(s) are visible; "
+                "set `device: cuda` or a smaller index"
+            )
+        if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+            raise PairbenchError(f"{key}: 'mps', but this torch sees no Apple GPU; set `device: auto` or `device: cpu`")
         return requested
     if torch.cuda.is_available():
         return "cuda"
@@ -204,3 +226,87 @@ def library_versions() -> dict[str, str]:
         except PackageNotFoundError:
             out[dist] = "not installed"
     return out
+
+
+# The run's command-line --configfiles (os.pathsep-separated), set by the workflow when it loads
+# (common.smk) and inherited by every job, so that a job's advice names the same config files.
+CONFIGFILES_ENV = "PAIRBENCH_CONFIGFILES"
+# A --configfile with one of these endings, or one under results/, is a target written after the
+# --configfile list: Snakemake took it as one more config file.
+TARGET_SUFFIXES = (".parquet", ".csv", ".tsv", ".png", ".pdf", ".html", ".md", ".log", ".pt")
+
+
+def shown_path(path) -> str:
+    """``path`` relative to the working directory when it lies below it, else as given."""
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def configfile_args(configfiles=None) -> str:
+    """`` --configfile A B`` for the given config files (default: the run's, from
+    :data:`CONFIGFILES_ENV`), or "" when there are none."""
+    if configfiles is None:
+        configfiles = [p for p in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if p]
+    return f" --configfile {' '.join(shown_path(p) for p in configfiles)}" if configfiles else ""
+
+
+def force_command(target, flag: str = "--force") -> str:
+    """The command that rebuilds ``target`` with the run's config files; ``flag``: ``--force``, or
+    ``--forcerun <rule>``. The target goes first: ``--forcerun`` and ``--configfile`` take every
+    name that follows them."""
+    return f"snakemake --cores 2 {target} {flag}{configfile_args()}"
+
+
+def command_line_problem(config: dict, configfiles, basedir, snakefile) -> str | None:
+    """What is wrong with how the workflow was started, in one line (None: nothing).
+
+    - a --configfile that is a target (a results/ path or a table, figure or shard file): it was
+      written after --configfile, whose list takes every name that follows;
+    - no config.yaml in the working directory: run from another folder, the workflow's own
+      config.yaml is not read, and a --configfile only adds to it.
+    """
+    for path in configfiles:
+        shown = shown_path(path)
+        if Path(shown).parts[:1] == ("results",) or Path(path).suffix.lower() in TARGET_SUFFIXES:
+            return (
+                f"{shown} was read as a config file: put targets before --configfile "
+                f"(snakemake {shown} --configfile ...) or end the config files with `--`"
+            )
+    if Path("config.yaml").exists():
+        return None
+    own = Path(basedir) / "config.yaml"
+    if configfiles and not own.exists() and {"models", "suites"} <= set(config):
+        return None  # a complete configuration of one's own, for a workflow that ships none
+    files = " ".join(shown_path(p) for p in configfiles)
+    unread = f": the workflow's config.yaml was not read (--configfile {files} only adds to it)" if files else ""
+    return (
+        f"no config.yaml in the working directory {Path.cwd()}{unread}. Run from the folder that holds it, "
+        f"or add `--directory {basedir}` (with `-s {snakefile}`)."
+    )
+
+
+class _ShortClosingJob:
+    """A logging filter: the closing job ``all`` lists its inputs (every target of the run) and,
+    as its reason, every one of them that a job updated; each list becomes its count."""
+
+    def filter(self, record) -> bool:
+        if getattr(record, "rule_name", None) == "all":
+            files = getattr(record, "input", None)
+            if isinstance(files, list) and len(files) > 3:
+                record.input = [f"{len(files)} files: every table, figure and report page of the run"]
+            reason = getattr(record, "reason", None)
+            if isinstance(reason, str) and len(reason) > 200:
+                record.reason = "; ".join(_counted(part) for part in reason.split("; "))
+        return True
+
+
+def _counted(part: str) -> str:
+    label, _, files = part.partition(": ")
+    return f"{label}: {len(files.split(', '))} files" if files.count(", ") >= 3 else part
+
+
+def shorten_closing_job() -> None:
+    """Print the closing job ``all`` in two short lines instead of two of some kilobytes each."""
+    logger = logging.getLogger("snakemake.logging")
+    if not any(isinstance(f, _ShortClosingJob) for f in logger.filters):
+        logger.addFilter(_ShortClosingJob())

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.core.errors import SourceError
-from pairbench.core.io import atomic_path, folder_fingerprint
+from pairbench.core.io import SKIPPED_PARTS, atomic_path, folder_fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,27 @@ def locate_local(source: Source, *, key: str = "?") -> Path:
     raise SourceError(f"{key}: {source} is not a local source")
 
 
+def local_stamp(spec, *, key: str = "?") -> str | None:
+    """The identity of a local source as it is now, for the fetch rules' params (None for a hub one).
+
+    ``path:``: :func:`pairbench.core.io.folder_fingerprint` (file names, sizes and modification
+    times; no file is read), so a model retrained into the same folder, or a dataset rewritten in
+    place, is fetched again and everything computed from it reruns. ``pkg:``: the package's version
+    and the fingerprint without times (reinstalling the same version reruns nothing). A source
+    that is malformed or missing gives None: the checking pass reports it.
+    """
+    try:
+        source = parse_source(spec, key=key)
+        if source.scheme == "hf":
+            return None
+        folder = locate_local(source, key=key)
+    except SourceError:
+        return None
+    if source.scheme == "pkg":
+        return f"{_package_version(source.location.partition('/')[0])} {folder_fingerprint(folder, times=False)}"
+    return folder_fingerprint(folder)
+
+
 def _link_or_copy(src: str, dst: str) -> None:
     # Hard links cost no disk space for multi-GB weights; fall back to a copy across file systems.
     try:
@@ -115,7 +136,7 @@ def _copy_into(src: Path, dest: Path) -> None:
             dest,
             copy_function=_link_or_copy,
             dirs_exist_ok=True,
-            ignore=shutil.ignore_patterns("__pycache__", ".git", ".cache"),
+            ignore=shutil.ignore_patterns(*SKIPPED_PARTS),
         )
     else:
         dest.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pairbench.core.errors import PairbenchError
+from pairbench.core.errors import InputProblems, PairbenchError
 
 COLUMNS = ("sentence1", "sentence2", "score")
 log = logging.getLogger(__name__)
@@ -72,9 +72,31 @@ def is_header(first: list[str], second: list[str] | None) -> bool:
     return _names(names) and (second is None or not _names(second))
 
 
+def encoding_problem(path: Path, head_only: bool = False) -> str | None:
+    """Why a text file is not UTF-8, at its first bad line (UTF-16: at its byte-order mark or NUL
+    bytes), or None; ``head_only``: the UTF-16 check of the first 4 KiB alone."""
+    with open(path, "rb") as handle:
+        data = handle.read(4096 if head_only else -1)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:4096]:
+        return f"{path}: the file is UTF-16 (a byte-order mark or NUL bytes), not UTF-8; save it as UTF-8"
+    for number, line in enumerate([] if head_only else data.split(b"\n"), start=1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as err:
+            column = len(line[: err.start].decode("utf-8", "replace")) + 1
+            return (
+                f"{path}, line {number}: not valid UTF-8 (byte {line[err.start]:#04x} at column {column}; "
+                "Latin-1 or Windows-1252?); save the file as UTF-8"
+            )
+    return None
+
+
 def read_delimited(path: Path) -> list[tuple[int, list[str]]]:
     """(line number, fields) of a CSV/TSV split file, its header row (if any) dropped."""
     delimiter = "\t" if path.suffix == ".tsv" else ","
+    problem = encoding_problem(path, head_only=True)
+    if problem:
+        raise PairbenchError(problem)
     rows = []
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle, delimiter=delimiter)
@@ -87,19 +109,35 @@ def read_delimited(path: Path) -> list[tuple[int, list[str]]]:
                 "quote or a missing line break?); fix the file"
             ) from None
         except UnicodeDecodeError as err:
-            raise PairbenchError(
-                f"{path}, line {reader.line_num + 1}: not valid UTF-8 ({err.reason}); save the file as UTF-8"
-            ) from None
+            problem = encoding_problem(path) or f"{path}: not valid UTF-8 ({err.reason}); save the file as UTF-8"
+            raise PairbenchError(problem) from None
     if rows and is_header(rows[0][1], rows[1][1] if len(rows) > 1 else None):
         log.info("%s: line %d is a header (%s), not a pair: dropped", path, rows[0][0], ", ".join(rows[0][1]))
         rows = rows[1:]
     return rows
 
 
+def _record(where: str, fields, score_max: float) -> tuple[str, str, float] | str:
+    """(sentence1, sentence2, score scaled to [0, 1]) of one row, or what is wrong with it."""
+    if len(fields) < 3:
+        return f"{where}: expected sentence1, sentence2, score; got {len(fields)} field(s)"
+    s1, s2, raw = fields[0], fields[1], fields[2]
+    try:
+        score = float(raw)
+    except (TypeError, ValueError):
+        return f"{where}: score {raw!r} is missing or not a number"
+    if math.isnan(score) or not 0.0 <= score <= score_max:
+        return f"{where}: score {raw!r} is outside [0, {score_max:g}]; check `score_max` for this dataset"
+    if not str(s1 or "").strip() or not str(s2 or "").strip():
+        return f"{where}: empty sentence"
+    return str(s1), str(s2), score / score_max
+
+
 def load_sts_split(folder: str | os.PathLike, split: str, *, score_max: float) -> pl.DataFrame:
     """Load one split as ``sentence1, sentence2, score`` with scores scaled to [0, 1].
 
-    Errors name the file and line of a missing, non-numeric or out-of-range score.
+    Errors name the file and line of a missing, non-numeric or out-of-range score: every bad row
+    at once, one line each (the first 20 shown).
     """
     if score_max not in (1, 1.0, 5, 5.0):
         raise PairbenchError(f"score_max must be 1 or 5 (the label scale of the data), got {score_max!r}")
@@ -113,22 +151,16 @@ def load_sts_split(folder: str | os.PathLike, split: str, *, score_max: float) -
         rows = [(i + 2, list(r)) for i, r in enumerate(frame.select(COLUMNS).iter_rows())]
     else:
         rows = read_delimited(path)
+    problems = []
     for lineno, fields in rows:
         where = f"{path}, line {lineno}" if path.suffix != ".parquet" else f"{path}, row {lineno - 1}"
-        if len(fields) < 3:
-            raise PairbenchError(f"{where}: expected sentence1, sentence2, score; got {len(fields)} field(s)")
-        s1, s2, raw = fields[0], fields[1], fields[2]
-        try:
-            score = float(raw)
-        except (TypeError, ValueError):
-            raise PairbenchError(f"{where}: score {raw!r} is missing or not a number") from None
-        if math.isnan(score) or not 0.0 <= score <= score_max:
-            raise PairbenchError(
-                f"{where}: score {raw!r} is outside [0, {score_max:g}]; check `score_max` for this dataset"
-            )
-        if not str(s1 or "").strip() or not str(s2 or "").strip():
-            raise PairbenchError(f"{where}: empty sentence")
-        records.append((str(s1), str(s2), score / score_max))
+        record = _record(where, fields, score_max)
+        if isinstance(record, str):
+            problems.append(record)
+        else:
+            records.append(record)
+    if problems:  # every bad row at once, one line each
+        raise InputProblems(problems)
     if not records:
         raise PairbenchError(f"{path}: no rows")
     if score_max == 5 and max(r[2] for r in records) * 5 <= 1.0:

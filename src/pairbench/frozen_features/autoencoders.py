@@ -108,6 +108,24 @@ def split_rows(n: int, heldout: float, seed: int) -> tuple[np.ndarray, np.ndarra
     return np.sort(perm[:n_held]), np.sort(perm[n_held:])
 
 
+def pretraining_settings(cache, ae: dict) -> dict:
+    """What a pretraining depends on (its checkpoint fingerprint): the cache, the run's layers,
+    bottlenecks, dropout and seed, and its ``autoencoder`` block."""
+    block = ae["autoencoder"]
+    layer_ids = resolve_layers(ae["layers"], cache.n_layers)
+    return dict(
+        cache=cache.meta.get("fingerprint"),
+        layers=layer_ids,
+        bottlenecks=resolve_bottlenecks(ae["bottlenecks"], len(layer_ids)),
+        dropout=float(ae["dropout"]),
+        epochs=int(block["epochs"]),
+        batch_size=int(block["batch_size"]),
+        learning_rate=float(block["learning_rate"]),
+        heldout=float(block["heldout"]),
+        seed=int(ae["seed"]),
+    )
+
+
 def pretrain_autoencoders(cache_dir, ae: dict, *, checkpoint_dir=None, device: str = "cpu") -> tuple[dict, list[dict]]:
     """Train one autoencoder per layer on a latent cache.
 
@@ -121,81 +139,85 @@ def pretrain_autoencoders(cache_dir, ae: dict, *, checkpoint_dir=None, device: s
     from pairbench.frozen_features.latents import LatentCache
 
     cache = LatentCache(cache_dir)
-    block, seed, dropout = ae["autoencoder"], int(ae["seed"]), float(ae["dropout"])
-    epochs, batch_size = int(block["epochs"]), int(block["batch_size"])
-    layer_ids = resolve_layers(ae["layers"], cache.n_layers)
-    sizes = resolve_bottlenecks(ae["bottlenecks"], len(layer_ids))
-    held_rows, train_rows = split_rows(cache.layers.shape[1], float(block["heldout"]), seed)
-    settings = dict(
-        cache=cache.meta.get("fingerprint"),
-        layers=layer_ids,
-        bottlenecks=sizes,
-        dropout=dropout,
-        epochs=epochs,
-        batch_size=batch_size,
-        learning_rate=float(block["learning_rate"]),
-        heldout=float(block["heldout"]),
-        seed=seed,
-    )
+    settings = pretraining_settings(cache, ae)
+    layer_ids, seed = settings["layers"], settings["seed"]
+    held_rows, train_rows = split_rows(cache.layers.shape[1], settings["heldout"], seed)
     data = torch.from_numpy(
         np.stack([np.asarray(cache.layers[layer]) for layer in layer_ids])
     )  # [L, N, D], cache dtype
     stats = [layer_stats(cache.layers[layer][train_rows]) for layer in layer_ids]
     seed_everything(seed)
     aes = nn.ModuleList(
-        [LayerAutoencoder(cache.dim, b, dropout, m, s) for b, (m, s) in zip(sizes, stats, strict=True)]
+        [
+            LayerAutoencoder(cache.dim, b, settings["dropout"], m, s)
+            for b, (m, s) in zip(settings["bottlenecks"], stats, strict=True)
+        ]
     ).to(device)
     opt = torch.optim.Adam(aes.parameters(), lr=settings["learning_rate"])
     ckpt_path = Path(checkpoint_dir) / "autoencoders.pt" if checkpoint_dir else None
     key = fingerprint([settings])
     history, start_epoch = resume(ckpt_path, key, aes, opt)
-    train_t, held_t = torch.from_numpy(train_rows), torch.from_numpy(held_rows)
-    progress = Progress("frozen_features_pretrain", epochs, unit="epochs", start_at=start_epoch)
-    for epoch in range(start_epoch, epochs):
-        t0 = time.perf_counter()
-        train_mse = train_epoch(aes, opt, data, train_t, seed=seed, epoch=epoch, batch_size=batch_size, device=device)
-        held = heldout_losses(aes, data, held_t, batch_size, device)
-        history += [
-            {
-                "layer": layer,
-                "bottleneck": sizes[i],
-                "epoch": epoch + 1,
-                "train_mse": float(train_mse[i]),
-                "heldout_mse": held[i],
-            }
-            for i, layer in enumerate(layer_ids)
-        ]
-        log.info(
-            "autoencoders epoch %d/%d (%.1fs): train mse %s",
-            epoch + 1,
-            epochs,
-            time.perf_counter() - t0,
-            " ".join(f"{v:.4f}" for v in train_mse),
-        )
+    rows = (torch.from_numpy(train_rows), torch.from_numpy(held_rows))
+    progress = Progress("frozen_features_pretrain", settings["epochs"], unit="epochs", start_at=start_epoch)
+    for epoch in range(start_epoch, settings["epochs"]):
+        history += pretrain_epoch(aes, opt, data, rows, settings, epoch=epoch, device=device)
         if ckpt_path is not None:
-            atomic_torch_save(
-                {
-                    "fingerprint": key,
-                    "model": aes.state_dict(),
-                    "optimizer": opt.state_dict(),
-                    "rng": torch.get_rng_state(),
-                    "history": history,
-                    "epoch": epoch + 1,
-                },
-                ckpt_path,
-            )
+            save_checkpoint(ckpt_path, key, aes, opt, history, epoch + 1)
         progress.update(epoch + 1)
     bundle = {
         "format": "pairbench-freeze-autoencoders/1",
         "layers": layer_ids,
-        "bottlenecks": sizes,
+        "bottlenecks": settings["bottlenecks"],
         "dim": cache.dim,
-        "dropout": dropout,
+        "dropout": settings["dropout"],
         "state_dicts": [m.cpu().state_dict() for m in aes],
         "settings": settings,
         "cache_meta": {k: v for k, v in cache.meta.items() if k != "versions"},
     }
     return bundle, history
+
+
+def pretrain_epoch(aes, opt, data, rows: tuple, settings: dict, *, epoch: int, device: str) -> list[dict]:
+    """One epoch of every layer's autoencoder: its history rows (training and held-out MSE)."""
+    t0 = time.perf_counter()
+    train_t, held_t = rows
+    batch_size, epochs, sizes = settings["batch_size"], settings["epochs"], settings["bottlenecks"]
+    train_mse = train_epoch(
+        aes, opt, data, train_t, seed=settings["seed"], epoch=epoch, batch_size=batch_size, device=device
+    )
+    held = heldout_losses(aes, data, held_t, batch_size, device)
+    log.info(
+        "autoencoders epoch %d/%d (%.1fs): train mse %s",
+        epoch + 1,
+        epochs,
+        time.perf_counter() - t0,
+        " ".join(f"{v:.4f}" for v in train_mse),
+    )
+    return [
+        {
+            "layer": layer,
+            "bottleneck": sizes[i],
+            "epoch": epoch + 1,
+            "train_mse": float(train_mse[i]),
+            "heldout_mse": held[i],
+        }
+        for i, layer in enumerate(settings["layers"])
+    ]
+
+
+def save_checkpoint(ckpt_path: Path, key: str, aes, opt, history: list[dict], epochs_done: int) -> None:
+    """The state after a finished epoch, from which :func:`resume` goes on."""
+    atomic_torch_save(
+        {
+            "fingerprint": key,
+            "model": aes.state_dict(),
+            "optimizer": opt.state_dict(),
+            "rng": torch.get_rng_state(),
+            "history": history,
+            "epoch": epochs_done,
+        },
+        ckpt_path,
+    )
 
 
 def resume(ckpt_path: Path | None, key: str, aes, opt) -> tuple[list[dict], int]:

@@ -220,7 +220,6 @@ def plan(config: dict, config_files=()) -> StagePlan:
         runs=runs,
         base_models={lm: BaseModel(spec["source"]) for lm, spec in (block.get("lms") or {}).items()},
         study_models=models,
-        scored_by_stage=frozenset(joined),
         targets=tuple(lookups["targets"]),
         lookups={**lookups, "lms": dict(block.get("lms") or {}), "study_runs": joined},
     )

@@ -3,7 +3,8 @@
 For one (language model, sentence set) pair, :func:`build_latent_cache` runs the frozen model once
 over every distinct sentence and stores, for every hidden state (embeddings + each layer, from
 ``output_hidden_states``), one pooled vector per sentence. Stages that need latents read the cache
-with :class:`LatentCache`; nothing downstream ever runs the language model again.
+with :class:`LatentCache`; nothing downstream ever runs the language model again. Loading the
+model, pooling and the batched forward passes are in :mod:`.frozen_lm`.
 
 Cache folder ``results/latents/{lm}/{set}/``:
 
@@ -27,13 +28,12 @@ killed job resumes where it stopped) and the finished folder is renamed into pla
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import os
 import shutil
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +41,8 @@ import numpy as np
 
 from pairbench.core.errors import ConfigError, PairbenchError
 from pairbench.core.io import atomic_write_json, fingerprint
+from pairbench.core.runtime import force_command
+from pairbench.frozen_features.frozen_lm import iter_pooled, load_frozen_lm, resolve_pooling, token_lengths
 from pairbench.frozen_features.sentences import read_sentence_set
 
 log = logging.getLogger(__name__)
@@ -51,167 +53,11 @@ META_FILE = "meta.json"
 DONE_FILE = "done.json"
 PROGRESS_FILE = "progress.json"
 CACHE_FILES = (LAYERS_FILE, INDEX_FILE, META_FILE)
-POOLINGS = ("auto", "last", "mean", "first")
 CACHE_DTYPES = {"float16": np.float16, "float32": np.float32}
 # The progress file is rewritten every FLUSH_EVERY_S seconds or FLUSH_EVERY_BATCHES batches,
 # whichever comes first: a killed job loses at most that much work.
 FLUSH_EVERY_S = 30.0
 FLUSH_EVERY_BATCHES = 50
-
-# ---------------------------------------------------------------------------------------------
-# Model, pooling, batched forward passes
-# ---------------------------------------------------------------------------------------------
-
-
-def is_decoder_config(config) -> bool:
-    """True for decoder-only (causal) language models: GPT-2, Qwen2, Llama..."""
-    if getattr(config, "is_encoder_decoder", False):
-        return False
-    archs = getattr(config, "architectures", None) or []
-    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in archs):
-        return True
-    return config.model_type in {
-        "gpt2",
-        "gpt_neo",
-        "gptj",
-        "gpt_neox",
-        "llama",
-        "mistral",
-        "qwen2",
-        "qwen3",
-        "phi",
-        "opt",
-    }
-
-
-def resolve_pooling(pooling: str, config) -> str:
-    """``auto`` is the last real token for decoders and the mean over real tokens for encoders."""
-    if pooling not in POOLINGS:
-        raise ConfigError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
-    if pooling != "auto":
-        return pooling
-    return "last" if is_decoder_config(config) else "mean"
-
-
-def pool_hidden(hidden, mask, pooling: str):
-    """Pool ``hidden [B, T, D]`` over its real tokens (``mask [B, T]``, 1 = real) into ``[B, D]``.
-
-    ``last`` and ``first`` find the real token positions from the mask, so they are right with
-    left padding, right padding, or none. Padded positions may hold NaN (fully masked attention
-    rows); they are excluded with ``where``, never multiplied by zero.
-    """
-    import torch
-
-    mask = mask.to(torch.bool)
-    if pooling == "mean":
-        summed = torch.where(mask[..., None], hidden, torch.zeros((), dtype=hidden.dtype)).float().sum(dim=1)
-        return (summed / mask.sum(dim=1, keepdim=True).clamp(min=1)).to(hidden.dtype)
-    positions = torch.arange(mask.shape[1], device=mask.device).expand_as(mask)
-    if pooling == "last":
-        index = torch.where(mask, positions, -1).max(dim=1).values
-    elif pooling == "first":
-        index = torch.where(mask, positions, mask.shape[1]).min(dim=1).values
-    else:
-        raise ConfigError(f"pooling must be last, mean or first here, got {pooling!r}")
-    if (index < 0).any() or (index >= mask.shape[1]).any():
-        raise PairbenchError("a sentence has no real token (empty attention mask)")
-    return hidden[torch.arange(hidden.shape[0], device=hidden.device), index]
-
-
-def load_frozen_lm(
-    model_dir: str | os.PathLike,
-    *,
-    dtype: str,
-    device: str,
-    padding_side: str | None = None,
-    trust_remote_code: bool = False,
-):
-    """A frozen ``AutoModel`` (eval mode, no gradients) and its tokenizer (with a pad token)."""
-    import torch  # noqa: F401 - transformers needs it loaded
-    from transformers import AutoModel, AutoTokenizer
-
-    from pairbench.core.runtime import resolve_dtype, select_device
-
-    device = select_device(device)
-    torch_dtype = resolve_dtype(dtype, device)
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir), trust_remote_code=trust_remote_code)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
-    if padding_side:
-        tokenizer.padding_side = padding_side
-    model = AutoModel.from_pretrained(str(model_dir), dtype=torch_dtype, trust_remote_code=trust_remote_code)
-    model.eval().requires_grad_(False).to(device)
-    return model, tokenizer, device
-
-
-def accepts_argument(model, name: str) -> bool:
-    try:
-        return name in inspect.signature(model.forward).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def forward_pooled(model, batch: dict, pooling: str):
-    """All hidden states of one tokenised batch, pooled: ``[n_layers, B, D]``.
-
-    Position ids are derived from the attention mask (when the model takes them), so a left-padded
-    sentence sees the same positions as an unpadded one.
-    """
-    import torch
-
-    inputs = dict(batch)
-    if accepts_argument(model, "position_ids") and "position_ids" not in inputs:
-        inputs["position_ids"] = (inputs["attention_mask"].long().cumsum(-1) - 1).clamp(min=0)
-    out = model(**inputs, output_hidden_states=True, return_dict=True)
-    hidden = out.hidden_states
-    if hidden is None:
-        raise PairbenchError(f"{type(model).__name__} returned no hidden_states")
-    return torch.stack([pool_hidden(h, batch["attention_mask"], pooling) for h in hidden])
-
-
-def token_lengths(tokenizer, sentences: Sequence[str], max_length: int | None, chunk: int = 4096) -> np.ndarray:
-    """Token counts after truncation, computed in chunks (never holding all token ids)."""
-    out = np.empty(len(sentences), dtype=np.int32)
-    for start in range(0, len(sentences), chunk):
-        enc = tokenizer(
-            list(sentences[start : start + chunk]),
-            truncation=max_length is not None,
-            max_length=max_length,
-            add_special_tokens=True,
-        )
-        out[start : start + chunk] = [len(ids) for ids in enc["input_ids"]]
-    return out
-
-
-def iter_pooled(
-    model,
-    tokenizer,
-    sentences: Sequence[str],
-    order: np.ndarray,
-    *,
-    pooling: str,
-    batch_size: int,
-    max_length: int | None,
-    device: str,
-    start: int = 0,
-) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield ``(first_row, pooled [n_layers, b, D] float32 ndarray)`` batch by batch, in ``order``."""
-    import torch
-
-    with torch.inference_mode():
-        for first in range(start, len(order), batch_size):
-            idx = order[first : first + batch_size]
-            batch = tokenizer(
-                [sentences[i] for i in idx],
-                padding=True,
-                truncation=max_length is not None,
-                max_length=max_length,
-                return_tensors="pt",
-            )
-            batch = {k: v.to(device) for k, v in batch.items()}
-            pooled = forward_pooled(model, batch, pooling)
-            yield first, pooled.float().cpu().numpy()
-
 
 # ---------------------------------------------------------------------------------------------
 # Extraction
@@ -452,7 +298,7 @@ def build_latent_cache(
 
 
 def rebuild_hint(folder: Path) -> str:
-    return f"rebuild it with: snakemake --cores 2 --forcerun frozen_features_latents {folder / DONE_FILE}"
+    return f"rebuild it with: {force_command(folder / DONE_FILE, '--forcerun frozen_features_latents')}"
 
 
 class LatentCache:

@@ -42,6 +42,7 @@ import polars as pl
 import torch
 
 from pairbench.core.errors import PairbenchError
+from pairbench.core.runtime import force_command
 from pairbench.frozen_features.sentences import distinct
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ def load_sts_model(model_path):
     if not isinstance(bundle, dict) or bundle.get("format") != MODEL_FORMAT:
         raise PairbenchError(
             f"{model_path}: not a frozen-feature STS model ({MODEL_FORMAT}); rebuild it with: "
-            f"snakemake --cores 2 --forcerun frozen_features_train {model_path}"
+            f"{force_command(model_path, '--forcerun frozen_features_train')}"
         )
     layers = [int(layer) for layer in bundle["layers"]]
     encoders = None

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from pairbench.core.errors import PairbenchError
+from pairbench.core.errors import InputProblems, PairbenchError
 from pairbench.core.sts_data import read_delimited, split_file
 
 
@@ -30,12 +30,33 @@ def _rows(path: Path) -> list[tuple[str, list]]:
     return [(f"{path}, line {n}", fields) for n, fields in read_delimited(path)]
 
 
+def _row_problem(where: str, fields, min_score, score_max) -> str | None:
+    """What is wrong with one source row, in one line naming it, or None."""
+    need = 3 if min_score is not None else 2
+    if len(fields) < need:
+        what = "sentence1, sentence2, score (min_score is set)" if need == 3 else "sentence1, sentence2"
+        return f"{where}: expected {what}; got {len(fields)} field(s)"
+    if not str(fields[0] or "").strip() or not str(fields[1] or "").strip():
+        return f"{where}: empty sentence"
+    if min_score is None:
+        return None
+    try:
+        score = float(fields[2])
+    except (TypeError, ValueError):
+        return f"{where}: score {fields[2]!r} is not a number"
+    if math.isnan(score) or not 0 <= score <= score_max:
+        return f"{where}: score {fields[2]!r} is outside [0, {score_max:g}]; check `score_max`"
+    return None
+
+
 def read_pairs(
     folder: str | os.PathLike, splits, *, min_score=None, score_max=None, allow_none=False
 ) -> list[tuple[str, str]]:
-    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; one-line errors (and
-    one when none is kept, unless ``allow_none``)."""
+    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; every bad row named in
+    one line each, all of them at once (the first 20 shown), and one line when none is kept
+    (unless ``allow_none``)."""
     pairs: list[tuple[str, str]] = []
+    problems: list[str] = []
     total = 0
     for split in splits:
         path = split_file(Path(folder), split)
@@ -44,25 +65,13 @@ def read_pairs(
             raise PairbenchError(f"{path}: no rows; point `data`/`split` at a file with sentence pairs")
         for where, fields in rows:
             total += 1
-            need = 3 if min_score is not None else 2
-            if len(fields) < need:
-                what = "sentence1, sentence2, score (min_score is set)" if need == 3 else "sentence1, sentence2"
-                raise PairbenchError(f"{where}: expected {what}; got {len(fields)} field(s)")
-            a, p = (str(f or "").strip() for f in fields[:2])
-            if not a or not p:
-                raise PairbenchError(f"{where}: empty sentence")
-            if min_score is not None:
-                try:
-                    score = float(fields[2])
-                except (TypeError, ValueError):
-                    raise PairbenchError(f"{where}: score {fields[2]!r} is not a number") from None
-                if math.isnan(score) or not 0 <= score <= score_max:
-                    raise PairbenchError(
-                        f"{where}: score {fields[2]!r} is outside [0, {score_max:g}]; check `score_max`"
-                    )
-                if score < min_score:
-                    continue
-            pairs.append((a, p))
+            problem = _row_problem(where, fields, min_score, score_max)
+            if problem:
+                problems.append(problem)
+            elif min_score is None or float(fields[2]) >= min_score:
+                pairs.append(tuple(str(f or "").strip() for f in fields[:2]))
+    if problems:
+        raise InputProblems(problems)
     if not pairs and not allow_none:
         raise PairbenchError(
             f"{folder}: no pair of split(s) {list(splits)} has a score >= {min_score} ({total} rows read); "

@@ -67,38 +67,48 @@ def write_audit_sample(sample, path: str | os.PathLike) -> Path:
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
-    """(category, rule, valid) of every graded row; one-line error naming the file when it is not
-    this suite's sample (unknown or missing pair ids, other sentences: another seed or suite) or a
-    ``valid`` is not yes/no."""
-    path = Path(path)
-    expected = {r[0]: r for r in sample}
+def _graded_rows(path: Path) -> list[tuple[int, dict]]:
+    """(line number, row) of a graded file: TSV as the sample is written, or CSV (a spreadsheet's
+    export, quoted where a sentence holds a comma); a UTF-8 byte-order mark is accepted."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            header = handle.readline()
+            handle.seek(0)
+            tsv = "\t" in header or "," not in header
+            reader = csv.DictReader(handle, **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tsv else {}))
             missing = [c for c in ("pair_id", "valid") if c not in (reader.fieldnames or [])]
             if missing:
                 raise PairbenchError(
                     f"{path}: no column(s) {missing}; grade the suite's audit sample (columns {', '.join(SAMPLE_COLUMNS)})"
                 )
-            rows = list(reader)
-    except (OSError, UnicodeDecodeError) as err:
+            rows = [(reader.line_num, row) for row in reader]
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise PairbenchError(f"{path}: cannot read the graded audit file ({err}); check `audit.graded`") from None
-    out, seen = [], set()
-    for line, row in enumerate(rows, start=2):
+    return rows
+
+
+def _not_in_sample(row: dict, suite_row) -> bool:
+    return suite_row is None or any(
+        row.get(col) not in (None, want) for col, want in (("sentence1", suite_row[2]), ("sentence2", suite_row[3]))
+    )
+
+
+def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
+    """(category, rule, valid) of every graded row; one-line error naming the file when it is not
+    this suite's sample (unknown or missing pair ids, other sentences: another seed or suite), a
+    pair is graded twice (both lines named) or a ``valid`` is not yes/no."""
+    path = Path(path)
+    expected = {r[0]: r for r in sample}
+    out, seen = [], {}
+    for line, row in _graded_rows(path):
         pid = (row.get("pair_id") or "").strip()
-        suite_row = expected.get(pid)
-        if (
-            suite_row is None
-            or pid in seen
-            or any(
-                row.get(col) not in (None, want)
-                for col, want in (
-                    ("sentence1", suite_row[2] if suite_row else None),
-                    ("sentence2", suite_row[3] if suite_row else None),
-                )
+        if pid in seen:
+            raise PairbenchError(
+                f"{path}, line {line}: pair {pid!r} is graded twice (lines {seen[pid]} and {line}); "
+                "keep one of the two rows"
             )
-        ):
+        suite_row = expected.get(pid)
+        if _not_in_sample(row, suite_row):
             raise PairbenchError(
                 f"{path}, line {line}: pair {pid!r} is not in this suite's audit sample (another suite, seed or sample "
                 f"size?); grade {sample_path} as this run writes it, or unset `audit.graded`"
@@ -106,7 +116,7 @@ def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample")
         verdict = (row.get("valid") or "").strip().lower()
         if verdict not in _YES | _NO:
             raise PairbenchError(f"{path}, line {line}: valid is {row.get('valid')!r}; write yes or no for every row")
-        seen.add(pid)
+        seen[pid] = line
         out.append((suite_row[1], suite_row[5], verdict in _YES))
     if len(seen) != len(expected):
         raise PairbenchError(
@@ -172,5 +182,30 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
                 generated.refuse(row[1], "audit")
             else:
                 kept.append(row)
+        _check_left(name, floor, section["per_rule"], generated.rows, kept)
         generated.rows = kept
     return section
+
+
+def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
+    """Stop when ``min_precision`` leaves the suite without positive controls or without an
+    adversarial pair: naming the rules it drops, with their precision_low, and the key to change."""
+    from pairbench.study.suite import ADVERSARIAL_CATEGORIES, POSITIVE_CONTROL
+
+    key = f"`generated_suites.{name}.audit.min_precision`"
+    for what, categories in (
+        ("positive control", {POSITIVE_CONTROL}),
+        ("adversarial pair", set(ADVERSARIAL_CATEGORIES)),
+    ):
+        if any(r[1] in categories for r in kept) or not any(r[1] in categories for r in before):
+            continue
+        rules = sorted({r[5] for r in before if r[1] in categories})
+        low = {rule: per_rule.get(rule, {}).get("precision_low", 0.0) for rule in rules}
+        lows = ", ".join(f"{rule} {low[rule]:.2f}" for rule in rules[:10])
+        more = f" and {len(rules) - 10} more" if len(rules) > 10 else ""
+        highest = max(low.values())
+        raise PairbenchError(
+            f"generated suite {name!r}: audit.min_precision {floor:g} drops every rule that makes a {what} "
+            f"(precision_low: {lows}{more}), so no {what} is left and no statistic can be computed; check "
+            f"the grades, or set {key} to at most {highest:.2f} (the highest of these) or remove it"
+        )

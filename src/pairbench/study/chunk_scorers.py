@@ -10,6 +10,11 @@ each chunk of pairs: ``scorer(s1, s2) -> (raw, score, normalisation)``. It keeps
   each call (then the scoring time includes loading, which the shard says);
 - ``streamed``: False for a scorer that must see all the pairs of its job in one call;
 - ``metadata()``: extra shard metadata of the kind (e.g. a sparse model's active dimensions).
+
+Before its first chunk a scorer whose form needs it is calibrated on sentences of the whole
+suite (``calibrates``, ``calibrate``: int8 / uint8 ranges, :mod:`pairbench.study.similarity`), and
+each chunk is checked for pairs whose edit lies beyond the model's maximum length
+(``unseen_edits``, :mod:`pairbench.study.truncation`).
 """
 
 from __future__ import annotations
@@ -19,14 +24,19 @@ import time
 
 import numpy as np
 
-from pairbench.study import forms
+from pairbench.core.errors import ConfigError
+from pairbench.study.model_folder import check_model_folder
 from pairbench.study.scoring import (
     EmbeddingStore,
+    encode_sentences,
     load_bi_encoder,
     load_cross_encoder,
     score_bi_chunk,
     score_cross,
 )
+from pairbench.study.scoring_causal import load_causal_reranker
+from pairbench.study.similarity import similarity_for
+from pairbench.study.truncation import unseen_edit_rows
 
 
 class ChunkScorer:
@@ -34,7 +44,9 @@ class ChunkScorer:
 
     streamed = True
     loads_in_call = False
-    similarity = None  # a deployed form's similarity of embeddings (pairbench.study.forms), bi only
+    calibrates = False  # whether calibrate() must see the suite's calibration sentences first
+    pair_input = False  # True: the two sentences are read together (truncated together)
+    similarity = None  # a deployed form's similarity of embeddings (pairbench.study.similarity), bi only
 
     def __init__(self, model_dir, settings, device: str, key: str = "?"):
         self.model_dir, self.settings, self.device, self.key = model_dir, settings, device, key
@@ -55,14 +67,51 @@ class ChunkScorer:
     def close(self) -> None:
         pass
 
+    def calibrate(self, texts: list[str], how: str) -> None:  # pragma: no cover - only forms that calibrate
+        raise NotImplementedError
+
+    @property
+    def max_length(self) -> int | None:
+        """The model's maximum input length in tokens (None: not known without loading it)."""
+        return getattr(self.model, "max_seq_length", None)
+
+    def unseen_edits(self, s1: list[str], s2: list[str]) -> list[int]:
+        """Rows of the chunk whose sentences differ only beyond the model's maximum length."""
+        tokenizer = getattr(self.model, "tokenizer", None)
+        if tokenizer is None or not self.max_length or getattr(self.settings, "causal_lm", None):
+            return []  # a causal-LM template is never truncated: an over-long pair stops the job
+        prompt = getattr(self.settings, "prompt", None) or ""
+        return unseen_edit_rows(tokenizer, self.max_length, s1, s2, pair=self.pair_input, prefix=prompt)
+
 
 class BiEncoderScorer(ChunkScorer):
     """Kind ``bi``: cosine of SentenceTransformer embeddings; each distinct sentence encoded once per job."""
 
     def load(self):
         self.store = EmbeddingStore()
-        self.similarity = forms.similarity_for(self.settings)
-        return load_bi_encoder(self.model_dir, self.settings, self.device)
+        self.similarity = similarity_for(self.settings, self.key)
+        model = load_bi_encoder(self.model_dir, self.settings, self.device)
+        if self.settings.truncate_dim:
+            # The width its files did not say (pairbench.study.model_folder), from one sentence.
+            width = encode_sentences(model, ["width"], batch_size=1, prompt=self.settings.prompt).shape[1]
+            if width < self.settings.truncate_dim:
+                raise ConfigError(
+                    f"models.{self.key}.truncate_dim: {self.settings.truncate_dim} is above the model's {width} "
+                    f"embedding dimensions; set at most {width} or remove truncate_dim"
+                )
+        return model
+
+    @property
+    def calibrates(self) -> bool:
+        return self.similarity.calibrates
+
+    def calibrate(self, texts: list[str], how: str) -> None:
+        """int8 / uint8 ranges from the embeddings of ``texts`` (kept in the store for the chunks)."""
+        new = self.store.missing(texts)
+        if new:
+            self.store.put(new, encode_sentences(self.model, new, self.settings.batch_size, self.settings.prompt))
+            self.encoded += len(new)
+        self.similarity.calibrate(self.store.get(texts), how)
 
     def __call__(self, s1, s2):
         before = len(self.store)
@@ -81,18 +130,23 @@ class CrossEncoderScorer(ChunkScorer):
     :func:`pairbench.study.scoring_causal.load_causal_reranker` (its template, yes/no tokens).
     """
 
-    def load(self):
-        from pairbench.study.model_folder import check_model_folder
+    pair_input = True
 
+    def load(self):
         # A causal LM without `causal_lm:` would be read through default tokens and no template.
         check_model_folder(
             self.model_dir, "cross", key=f"models.{self.key}", settings={"causal_lm": self.settings.causal_lm}
         )
         if self.settings.causal_lm:
-            from pairbench.study.scoring_causal import load_causal_reranker
-
-            return load_causal_reranker(self.model_dir, self.settings, self.device, key=self.key)
-        return load_cross_encoder(self.model_dir, self.settings, self.device)
+            model = load_causal_reranker(self.model_dir, self.settings, self.device, key=self.key)
+        else:
+            model = load_cross_encoder(self.model_dir, self.settings, self.device)
+        if model.num_labels == 1 and self.settings.normalise == "softmax":
+            raise ConfigError(
+                f"models.{self.key}.normalise: softmax over this cross-encoder's one logit is 1.0 for every "
+                "pair; set `normalise: auto` (its saved activation), sigmoid or identity"
+            )
+        return model
 
     def __call__(self, s1, s2):
         self.encoded += len(s1) * (2 if self.settings.both_orders else 1)

@@ -25,13 +25,17 @@ compare models scored in one run, on one machine.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
+import textwrap
 
 import polars as pl
 
 from pairbench.study.kinds import KINDS
 from pairbench.study.shards import read_shard_metadata
+
+log = logging.getLogger(__name__)
 
 COST_COLUMNS = {
     "model": pl.String,
@@ -93,15 +97,40 @@ def cost(shard_paths) -> pl.DataFrame:
     return pl.DataFrame([cost_row(p) for p in shard_paths], schema=COST_COLUMNS).sort("model")
 
 
+def mean_aucs(separation: pl.DataFrame) -> pl.DataFrame:
+    """model, mean_auc: each model's mean over its adversarial AUCs that exist (NaN ones, where a
+    category has no pairs to compare, left out); null for a model with none."""
+    auc = pl.col("auc").cast(pl.Float64, strict=False)
+    return separation.group_by("model").agg(auc.filter(auc.is_not_nan()).mean().alias("mean_auc"))
+
+
 def cost_points(cost_table: pl.DataFrame, separation: pl.DataFrame) -> pl.DataFrame:
     """model, kind, pairs_per_second, mean_auc: the points of the cost figure (models with both)."""
-    mean_auc = separation.group_by("model").agg(pl.col("auc").mean().alias("mean_auc"))
     return (
-        cost_table.join(mean_auc, on="model", how="inner")
+        cost_table.join(mean_aucs(separation), on="model", how="inner")
         .filter(pl.col("pairs_per_second").is_not_null() & (pl.col("pairs_per_second") > 0))
+        .filter(pl.col("mean_auc").is_not_null())
         .select("model", "kind", "pairs_per_second", "mean_auc")
         .sort("model")
     )
+
+
+def left_out(cost_table: pl.DataFrame, separation: pl.DataFrame, points: pl.DataFrame) -> str:
+    """Why models of the cost table are not points of the figure, in words ("" when none is missing)."""
+    aucs = mean_aucs(separation)
+    without_auc = set(aucs.filter(pl.col("mean_auc").is_null())["model"].to_list())
+    without_auc |= set(cost_table["model"].to_list()) - set(aucs["model"].to_list())
+    missing = sorted(set(cost_table["model"].to_list()) - set(points["model"].to_list()))
+    reasons = []
+    no_auc = [m for m in missing if m in without_auc]
+    no_time = [m for m in missing if m not in without_auc]
+    if no_auc:
+        reasons.append(
+            f"no AUC (the suite gives no positive control or adversarial pair to compare): {', '.join(no_auc)}"
+        )
+    if no_time:
+        reasons.append(f"no scoring time recorded: {', '.join(no_time)}")
+    return "Not shown: " + "; ".join(reasons) if reasons else ""
 
 
 def frontier(points: pl.DataFrame) -> pl.DataFrame:
@@ -121,7 +150,8 @@ def plot_cost(cost_csv, separation_csv, path: str | os.PathLike, title: str = ""
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    points = cost_points(pl.read_csv(cost_csv), pl.read_csv(separation_csv))
+    cost_table, separation = pl.read_csv(cost_csv), pl.read_csv(separation_csv)
+    points = cost_points(cost_table, separation)
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for i, (model, kind, speed, auc) in enumerate(points.sort("pairs_per_second").iter_rows()):
         ax.scatter(speed, auc, marker=KINDS[kind].marker if kind in KINDS else "^", s=40)
@@ -141,11 +171,15 @@ def plot_cost(cost_csv, separation_csv, path: str | os.PathLike, title: str = ""
         high = points["mean_auc"].max()
         ax.set_ylim(math.floor(low * 10) / 10, 1.0 if high > 0.5 else math.ceil(high * 10) / 10 + 0.1)
     else:
-        ax.text(0.5, 0.5, "no shard records its scoring time", ha="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, "no model has both a scoring time and an AUC", ha="center", transform=ax.transAxes)
+    note = left_out(cost_table, separation, points)
+    if note:
+        log.warning("%s: %s", path, note)
+        fig.text(0.01, 0.01, "\n".join(textwrap.wrap(note, 110)), fontsize=7, va="bottom")
     ax.grid(True, which="both", alpha=0.3)
     if title:
         ax.set_title(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1 if note else 0, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return points

@@ -9,31 +9,31 @@ table (docs/deployed_forms.md):
 - ``truncate_dim: N`` (bi-encoders): the first N dimensions of each embedding (Matryoshka
   truncation; ``SentenceTransformer(truncate_dim=N)``), compared by cosine.
 - ``quantize: int8 | uint8 | binary | ubinary`` (bi-encoders): embeddings quantised by
-  ``sentence_transformers.quantize_embeddings``, then compared as :class:`Similarity` says:
-  int8 / uint8 by the cosine of the integer codes (uint8 codes are read as offsets from 128:
-  the library's uint8 is its int8 + 128, so both give one score); binary / ubinary by
-  ``1 - Hamming distance / bits`` (the share of equal bits). int8 / uint8 need per-dimension
-  ranges: the minimum and maximum of each dimension over the embeddings of the distinct
-  sentences of the job's first chunk (``scoring.chunk_pairs`` pairs: the whole suite when it is
-  smaller; each part's first chunk with ``scoring.pairs_per_job``), the same for every later
-  chunk. The shard records how many sentences calibrated them.
+  ``sentence_transformers.quantize_embeddings``, then compared as
+  :class:`pairbench.study.similarity.Similarity` says: int8 / uint8 by the cosine of the integer
+  codes (uint8 codes are read as offsets from 128: the library's uint8 is its int8 + 128, so both
+  give one score); binary / ubinary by ``1 - Hamming distance / bits`` (the share of equal bits).
+  int8 / uint8 need per-dimension ranges: the minimum and maximum of each dimension over the
+  embeddings of the suite's first distinct sentences (at most
+  :data:`~pairbench.study.similarity.CALIBRATION_SENTENCES`, read from the whole suite), the same
+  for every part job and chunk size. The shard records how many sentences calibrated them.
 - ``backend: torch | onnx | openvino`` with ``onnx_quantization: dynamic-int8`` (bi- and
   cross-encoders): the model is exported once by the local rule ``export_model`` into
   ``resources/exports/{model}`` (:func:`export_model`: the library's ONNX / OpenVINO export and
   ``export_dynamic_quantized_onnx_model``); the scoring job loads that folder with the backend.
-  The backends need sentence-transformers' extras ``onnx`` / ``openvino``: a run that sets one
-  without them stops when the workflow loads, naming the extra.
+  The backends need optimum (sentence-transformers' extras ``onnx`` / ``openvino``, which do not
+  install beside this project's libraries): a run that sets one without it stops when the
+  workflow loads, saying so.
 - ``dtype: bfloat16`` (every kind): the weights and activations in bfloat16, on CPU too.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
 import shutil
 from pathlib import Path
-
-import numpy as np
 
 from pairbench.core.errors import ConfigError
 
@@ -41,8 +41,13 @@ from pairbench.core.errors import ConfigError
 EMBEDDING_FORM_SETTINGS = ("truncate_dim", "quantize", "backend", "onnx_quantization")
 NETWORK_FORM_SETTINGS = ("backend", "onnx_quantization")
 FORM_KEYS = ("truncate_dim", "quantize", "backend", "onnx_quantization")
-# What each backend needs imported, and the extra that installs it.
+# What each backend needs imported, the extra that would install it, and why that extra does not
+# install beside this project's libraries (docs/deployed_forms.md, Packages).
 BACKEND_MODULES = {"onnx": ("optimum.onnxruntime", "onnx"), "openvino": ("optimum.intel", "openvino")}
+BACKEND_BLOCKERS = {
+    "onnx": "every optimum-onnx release requires transformers < 4.58",
+    "openvino": "optimum-intel requires transformers < 5.6 and a torch build of its own",
+}
 EXPORT_FILES = {"onnx": "onnx/model.onnx", "openvino": "openvino/openvino_model.xml"}
 EXPORT_MANIFEST = "pairbench_export.json"
 INT8_FILE = "onnx/model_qint8.onnx"
@@ -61,15 +66,24 @@ def check_form(block: dict, *, key: str = "?") -> None:
         module, extra = BACKEND_MODULES[backend]
         if importlib.util.find_spec(module.split(".")[0]) is None:
             raise ConfigError(
-                f"models.{key}.backend: {backend!r} needs sentence-transformers' {extra!r} extra "
-                f'({module} is not installed): pip install "sentence-transformers[{extra}]", '
-                "or remove the setting (docs/deployed_forms.md)"
+                f"models.{key}.backend: {backend!r} needs {module}, which is not installed, and "
+                f"sentence-transformers' {extra!r} extra cannot install beside this project's "
+                f"sentence-transformers {_version('sentence-transformers')} and transformers "
+                f"{_version('transformers')} ({BACKEND_BLOCKERS[backend]}); remove the setting (backend: "
+                "torch), or score in an environment whose libraries that extra supports (docs/deployed_forms.md)"
             )
     if backend != "torch" and (block.get("dtype") or "auto") not in ("auto", "float32"):
         raise ConfigError(
             f"models.{key}.dtype: {block['dtype']!r} applies to the torch backend only; "
             f"backend {backend!r} runs its exported weights; remove dtype"
         )
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed)"
 
 
 def is_exported(block: dict) -> bool:
@@ -148,79 +162,12 @@ def cpu_quantization_config() -> str:
     return "avx2"
 
 
-class Similarity:
-    """The similarity of embedding pairs for a model's ``quantize`` setting (cosine when unset).
-
-    Quantisation ranges of int8 / uint8 are fixed by the first call (its embeddings calibrate
-    them) and kept for every later call, so a suite scored in chunks gets one set of ranges.
-    """
-
-    def __init__(self, quantize: str | None = None, truncate_dim: int | None = None):
-        self.quantize = quantize
-        self.truncate_dim = truncate_dim
-        self.ranges: np.ndarray | None = None
-        self.calibration_sentences = 0
-
-    @property
-    def description(self) -> str:
-        cut = f"first {self.truncate_dim} dimensions, " if self.truncate_dim else ""
-        if self.quantize in ("binary", "ubinary"):
-            return f"{cut}{self.quantize}: 1 - Hamming distance / bits"
-        if self.quantize in ("int8", "uint8"):
-            return f"{cut}{self.quantize}: cosine of the quantised codes"
-        return f"{cut}cosine" if cut else "cosine"
-
-    def codes(self, embeddings: np.ndarray) -> np.ndarray:
-        """The library's quantised embeddings (``quantize_embeddings``) with this job's ranges."""
-        from sentence_transformers import quantize_embeddings
-
-        return quantize_embeddings(embeddings.astype(np.float32), precision=self.quantize, ranges=self.ranges)
-
-    def __call__(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        from pairbench.study.scoring import cosine_rows
-
-        if self.truncate_dim:
-            # As SentenceTransformer.encode(truncate_dim=N): the first N dimensions of the output.
-            a, b = a[:, : self.truncate_dim], b[:, : self.truncate_dim]
-        if not self.quantize:
-            return cosine_rows(a, b)
-        if self.quantize in ("int8", "uint8") and self.ranges is None:
-            calibration = np.unique(np.concatenate([a, b]).astype(np.float32), axis=0)
-            self.calibration_sentences = len(calibration)
-            self.ranges = np.vstack((calibration.min(axis=0), calibration.max(axis=0)))
-        qa, qb = self.codes(a), self.codes(b)
-        if self.quantize in ("int8", "uint8"):
-            offset = 128 if self.quantize == "uint8" else 0
-            return cosine_rows(qa.astype(np.float64) - offset, qb.astype(np.float64) - offset)
-        return hamming_similarity(qa, qb, a.shape[1])
-
-    def metadata(self) -> dict:
-        out = {"similarity": self.description}
-        if self.ranges is not None:
-            out["quantize_calibration_sentences"] = self.calibration_sentences
-        return out
-
-
-def hamming_similarity(a: np.ndarray, b: np.ndarray, bits: int) -> np.ndarray:
-    """``1 - Hamming distance / bits`` of packed bit codes (``binary``: int8, ``ubinary``: uint8)."""
-    ua = a.view(np.uint8) if a.dtype == np.uint8 else (a.astype(np.int16) + 128).astype(np.uint8)
-    ub = b.view(np.uint8) if b.dtype == np.uint8 else (b.astype(np.int16) + 128).astype(np.uint8)
-    differing = np.unpackbits(np.bitwise_xor(ua, ub), axis=1)[:, :bits].sum(axis=1)
-    return 1.0 - differing.astype(np.float64) / bits
-
-
-def similarity_for(settings) -> Similarity:
-    return Similarity(getattr(settings, "quantize", None), getattr(settings, "truncate_dim", None))
-
-
-def form_metadata(settings, similarity: Similarity | None = None) -> dict:
-    """The form's settings for the shard's metadata: every form key its kind reads and that is set,
-    and how pairs compare."""
-    from pairbench.study.kinds import KINDS
-
+def form_metadata(settings, reads: tuple[str, ...], similarity=None) -> dict:
+    """The form's settings for the shard's metadata: every form key the kind ``reads`` and that is
+    set, and how pairs compare (``similarity``: a :class:`pairbench.study.similarity.Similarity`)."""
     out = {}
     for name in FORM_KEYS:
-        if name not in KINDS[settings.kind].settings:
+        if name not in reads:
             continue
         value = getattr(settings, name, None)
         if value not in (None, ""):

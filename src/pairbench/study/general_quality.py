@@ -33,6 +33,7 @@ from pairbench.core.errors import SourceError  # noqa: E402
 from pairbench.core.io import atomic_path  # noqa: E402
 from pairbench.core.sts_data import load_sts_split  # noqa: E402
 from pairbench.study.kinds import KIND_COLOURS, OTHER_COLOUR, ScoringSettings, score_with_kind  # noqa: E402
+from pairbench.study.marks import SMOKE_LABEL, mark_smoke, smoke_models_in  # noqa: E402
 from pairbench.study.report_tables import write_table_page  # noqa: E402
 from pairbench.study.tables import write_study_table  # noqa: E402
 
@@ -111,13 +112,21 @@ def mean_adversarial_auc(separation: pl.DataFrame) -> pl.DataFrame:
 
 
 def plot_quality_vs_robustness(quality: pl.DataFrame, separation: pl.DataFrame, path, title: str = "") -> None:
-    """STS Spearman (x) against mean adversarial AUC (y), one labelled point per model."""
-    joined = quality.join(mean_adversarial_auc(separation), on="model", how="inner")
+    """STS Spearman (x) against mean adversarial AUC (y), one labelled point per model (smoke runs
+    hollow and labelled so, :mod:`pairbench.study.marks`)."""
+    joined = quality.select("model", "kind", "spearman").join(mean_adversarial_auc(separation), on="model", how="inner")
+    smoke = smoke_models_in(separation)
     fig, ax = plt.subplots(figsize=(6.5, 5))
     for row in joined.iter_rows(named=True):
-        ax.scatter(row["spearman"], row["mean_auc"], color=KIND_COLOURS.get(row["kind"], OTHER_COLOUR), s=40)
+        colour = KIND_COLOURS.get(row["kind"], OTHER_COLOUR)
+        hollow = {"facecolors": "white", "edgecolors": colour} if row["model"] in smoke else {"color": colour}
+        ax.scatter(row["spearman"], row["mean_auc"], s=40, **hollow)
         ax.annotate(
-            row["model"], (row["spearman"], row["mean_auc"]), fontsize=7, xytext=(4, 3), textcoords="offset points"
+            f"{row['model']} ({SMOKE_LABEL})" if row["model"] in smoke else row["model"],
+            (row["spearman"], row["mean_auc"]),
+            fontsize=7,
+            xytext=(4, 3),
+            textcoords="offset points",
         )
     for kind, colour in KIND_COLOURS.items():
         if kind in set(joined["kind"].to_list()):
@@ -142,10 +151,14 @@ def plot_quality_vs_robustness(quality: pl.DataFrame, separation: pl.DataFrame, 
 def write_general_quality(
     score_paths, separation_csv, table_csv, figure_png, page_dir, *, data: str = "", suite: str = ""
 ) -> pl.DataFrame:
-    """``table_csv``, the Markdown table beside it, its report page, and the scatter against the suite's AUCs."""
+    """``table_csv``, the Markdown table beside it, its report page, and the scatter against the
+    suite's AUCs; smoke runs (the ``smoke`` column of ``separation_csv``) are marked in all three."""
     table = general_quality_table(score_paths)
-    write_study_table(table, Path(table_csv).parent, Path(table_csv).stem)
-    write_table_page(table_csv, page_dir, f"general_quality ({data})", NOTE)
     separation = pl.read_csv(separation_csv)
+    smoke = smoke_models_in(separation)
+    marked, smoke_line = mark_smoke(table, smoke)
+    write_study_table(marked, Path(table_csv).parent, Path(table_csv).stem, note=smoke_line)
+    where = f" The scatter beside it shows each model's mean adversarial AUC on suite {suite}." if suite else ""
+    write_table_page(table_csv, page_dir, f"general_quality ({data})", NOTE + where, smoke_models=smoke)
     plot_quality_vs_robustness(table, separation, figure_png, title=f"STS quality ({data}) vs robustness ({suite})")
     return table

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pairbench.core.errors import ConfigError
 from pairbench.core.schemas import model_properties
 from pairbench.study.forms import EMBEDDING_FORM_SETTINGS, NETWORK_FORM_SETTINGS, check_form
+from pairbench.study.scoring_causal import check_causal_lm
 
 # Keys of a `models:` entry that describe the model rather than how it is scored.
 MODEL_KEYS = ("kind", "source", "description", "enabled")
@@ -237,6 +238,7 @@ def check_model_settings(block: dict, *, key: str = "?") -> None:
                 f"(its settings: {', '.join(kind.settings)}); remove it"
             )
     check_form(block, key=key)
+    check_causal_lm(block, key=key)
 
 
 def score_with_kind(kind: str, model_dir, settings: ScoringSettings, s1, s2, device: str, *, key: str = "?"):

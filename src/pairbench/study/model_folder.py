@@ -31,7 +31,7 @@ import struct
 import zipfile
 from pathlib import Path
 
-from pairbench.core.errors import SourceError
+from pairbench.core.errors import ConfigError, SourceError
 from pairbench.study.kinds import KINDS, kind_for_folder
 
 BI, CROSS, ENCODER = "bi", "cross", "encoder"
@@ -41,6 +41,9 @@ _WEIGHTS = ("*.safetensors", "pytorch_model*.bin", "*.safetensors.index.json", "
 _SPARSE_MODULES = ("SpladePooling", "MLMTransformer", "SparseStaticEmbedding", "SparseAutoEncoder")
 _CONFIGURED_MODULES = ("Pooling", "Dense")  # modules that cannot be built without their config.json
 _HEAD_PREFIXES = ("classifier", "score", "classification_head", "logits_proj")  # the heads transformers saves
+_WIDTH_KEYS = ("hidden_size", "d_model", "n_embd", "dim")  # a transformers config's output width
+_LEGACY_POOLING = ("cls_token", "max_tokens", "mean_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens", "lasttoken")
+_CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
 
 
 def _json(path: Path) -> dict | list | None:
@@ -152,7 +155,7 @@ def _folder_type(folder: Path, modules, config: dict) -> tuple[str, str]:
     if classifier:
         labels = len(config.get("id2label") or {}) or config.get("num_labels") or 1
         return CROSS, f"a sequence-classification model ({classifier}, {labels} label(s)): a cross-encoder"
-    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures):
+    if any(a.endswith(_CAUSAL_ARCHITECTURES) for a in architectures):
         return CAUSAL_LM, f"a causal language model ({arch}) without sentence-transformers modules"
     if any(a.endswith("ForMaskedLM") for a in architectures):
         return MASKED_LM, f"a masked language model ({arch})"
@@ -226,3 +229,83 @@ def check_model_folder(folder, declared: str | None, *, key: str, settings: dict
                 f"with {what}"
             )
     return folder_type
+
+
+class FolderSettingError(ConfigError):
+    """A model setting that its folder's files contradict; ``setting`` names the key (for its line)."""
+
+    def __init__(self, key: str, setting: str, message: str):
+        super().__init__(f"{key}.{setting}: {message}")
+        self.setting = setting
+
+
+def _pooled_width(config: dict) -> int | None:
+    width = config.get("embedding_dimension") or config.get("word_embedding_dimension")
+    if not isinstance(width, int):
+        return None
+    if "pooling_mode" in config:
+        modes = config["pooling_mode"]
+        return width * (len(modes) if isinstance(modes, list) else 1)
+    legacy = sum(bool(config.get(f"pooling_mode_{mode}")) for mode in _LEGACY_POOLING)
+    return width * max(legacy, 1)
+
+
+def embedding_dimension(folder) -> int | None:
+    """The width of a bi-encoder's embeddings, read from its files (None: not readable from them).
+
+    The Transformer's width (``hidden_size``), changed by Pooling (per pooling mode) and Dense
+    (``out_features``) modules in ``modules.json`` order; a folder without modules is mean-pooled.
+    """
+    folder = Path(folder)
+    modules = _json(folder / "modules.json")
+    config = _json(_transformer_dir(folder, modules) / "config.json") or {}
+    width = next((config[k] for k in _WIDTH_KEYS if isinstance(config.get(k), int)), None)
+    for module in _modules(modules):
+        name = str(module.get("type", "")).rsplit(".", 1)[-1]
+        own = _json(folder / str(module.get("path", "")) / "config.json") or {}
+        if name == "Transformer" or name == "Normalize":
+            continue
+        if name == "Pooling":
+            width = _pooled_width(own)
+        elif name == "Dense" and isinstance(own.get("out_features"), int):
+            width = own["out_features"]
+        else:
+            return None  # a module whose output width its files do not say
+    return width
+
+
+def check_folder_settings(folder, block: dict, *, key: str) -> None:
+    """Stop on a scoring setting that the model in ``folder`` cannot honour, read from its files:
+    ``truncate_dim`` above its embedding width, ``causal_lm:`` on a folder that holds no causal LM,
+    ``normalise: softmax`` over a one-logit head. Runs at load (local folders) and in the scoring job."""
+    folder = Path(folder)
+    modules = _json(folder / "modules.json")
+    config = _json(_transformer_dir(folder, modules) / "config.json") or {}
+    truncate = block.get("truncate_dim") if isinstance(block.get("truncate_dim"), int) else None
+    width = embedding_dimension(folder) if truncate else None
+    if truncate and width is not None and truncate > width:
+        raise FolderSettingError(
+            key,
+            "truncate_dim",
+            f"{truncate} is above the {width} embedding dimensions of the model in {folder}; "
+            f"set at most {width} or remove truncate_dim",
+        )
+    architectures = [str(a) for a in config.get("architectures") or []]
+    if block.get("causal_lm") and not any(a.endswith(_CAUSAL_ARCHITECTURES) for a in architectures):
+        _, holds = inspect_model_folder(folder)
+        raise FolderSettingError(
+            key,
+            "causal_lm",
+            f"the model folder {folder} holds {holds}, not a causal language model "
+            f"({', '.join(architectures) or 'no architectures in config.json'}); remove `causal_lm:` "
+            "(it is read only for a *ForCausalLM reranker) or point `source:` at a causal-LM reranker",
+        )
+    labels = len(config.get("id2label") or {}) or config.get("num_labels") or 1
+    one_logit = block.get("causal_lm") or any(a.endswith("ForSequenceClassification") for a in architectures)
+    if block.get("normalise") == "softmax" and one_logit and labels == 1:
+        raise FolderSettingError(
+            key,
+            "normalise",
+            f"softmax over the one logit of the model in {folder} is 1.0 for every pair; "
+            "set `normalise: sigmoid` (or auto, its saved activation) or identity",
+        )

@@ -31,8 +31,11 @@ from pairbench.core.io import atomic_write_json
 from pairbench.core.sources import read_manifest
 from pairbench.study import forms
 from pairbench.study.kinds import ScoringSettings, model_kind
+from pairbench.study.model_folder import check_folder_settings
 from pairbench.study.shards import ShardWriter, gather_shards
+from pairbench.study.similarity import CALIBRATION_SENTENCES
 from pairbench.study.suite import HEADER, suite_sha256
+from pairbench.study.truncation import UnseenEdits
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +107,32 @@ def writing(path):
         ) from err
 
 
+def calibration_sentences(path: str | Path, limit: int | None = None) -> tuple[list[str], str]:
+    """The sentences that calibrate an int8 / uint8 form, and how they were chosen, in words.
+
+    The first ``limit`` (:data:`CALIBRATION_SENTENCES`) distinct sentences of the whole suite
+    (sentence1, then sentence2, pair by pair in file order): the same for every part job and
+    chunk size, so their scores are on one scale.
+    """
+    limit = limit or CALIBRATION_SENTENCES
+    seen: dict[str, None] = {}
+    for _, _, s1, s2 in suite_rows(path):
+        for text in (s1, s2):
+            if len(seen) < limit:
+                seen.setdefault(text)
+        if len(seen) >= limit:
+            break
+    how = f"the suite's first {len(seen)} distinct sentences (at most {limit}; sentence1, sentence2 in file order)"
+    return list(seen), how
+
+
+def _open_scorer(kind, model_dir, settings, device, model_key, model_config):
+    try:
+        return kind.open(model_dir, settings, device, model_key)
+    except (OSError, ValueError) as err:
+        raise _loading_error(err, model_key, model_config, settings, model_dir) from err
+
+
 def score_suite_to_shard(
     suite_path: str | Path,
     model_dir: str | Path,
@@ -123,29 +152,32 @@ def score_suite_to_shard(
     """
     settings = ScoringSettings.from_config(model_config, key=model_key)
     runtime.configure_threads(threads)
-    device = runtime.select_device(settings.device)
+    device = runtime.select_device(settings.device, key=f"models.{model_key}.device")
     model_dir = Path(model_dir)
     if not model_dir.exists():
         raise SourceError(f"model {model_key!r}: folder {model_dir} does not exist; run its fetch rule first")
+    check_folder_settings(model_dir, model_config, key=f"models.{model_key}")
     start, stop = 0, None
     if part is not None and pairs_per_job:
         start, stop = part * pairs_per_job, (part + 1) * pairs_per_job
     kind = model_kind(settings.kind, key=model_key)
-    try:
-        scorer = kind.open(model_dir, settings, device, model_key)
-    except (OSError, ValueError) as err:
-        raise _loading_error(err, model_key, model_config, settings, model_dir) from err
+    scorer = _open_scorer(kind, model_dir, settings, device, model_key, model_config)
     if not scorer.streamed:
         chunk_pairs = stop - start if stop is not None else 1 << 62
-    how, seconds = "", 0.0
-    with writing(out_path):
-        writer = ShardWriter(out_path)
-    with writer:
-        try:
+    unseen, seconds, how = UnseenEdits(model_key), 0.0, ""
+    suite = suite_name or Path(suite_path).stem
+    try:
+        if scorer.calibrates:
+            scorer.calibrate(*calibration_sentences(suite_path))
+        with writing(out_path):
+            writer = ShardWriter(out_path)
+        with writer:
             for chunk in suite_chunks(suite_path, start, stop, chunk_pairs):
+                s1, s2 = chunk["sentence1"].to_list(), chunk["sentence2"].to_list()
+                unseen.add(scorer.unseen_edits(s1, s2), chunk["pair_id"].to_list())
                 began = time.perf_counter()
                 try:
-                    raw, score, how = scorer(chunk["sentence1"].to_list(), chunk["sentence2"].to_list())
+                    raw, score, how = scorer(s1, s2)
                 except (OSError, ValueError) as err:
                     raise _loading_error(err, model_key, model_config, settings, model_dir) from err
                 seconds += time.perf_counter() - began
@@ -156,48 +188,60 @@ def score_suite_to_shard(
                             pl.Series("score", np.asarray(score, dtype=np.float64)),
                         )
                     )
-        finally:
-            scorer.close()
-        if writer.rows == 0 and part is None:
-            raise PairbenchError(f"{suite_path}: the suite has no pairs")
-        log.info(
-            "scored %d pairs with %s in %.2fs on %s (loading %s)",
-            writer.rows,
-            model_key,
-            seconds,
-            device,
-            "included" if scorer.loading_seconds is None else f"{scorer.loading_seconds:.2f}s",
+            if writer.rows == 0 and part is None:
+                raise PairbenchError(f"{suite_path}: the suite has no pairs")
+            unseen.report(suite, scorer.max_length)
+            metadata = _shard_metadata(scorer, settings, kind, device, how, seconds, writer.rows, threads)
+            metadata.update(suite=suite, suite_sha256=suite_sha256(suite_path), **unseen.metadata())
+            metadata.update(_source_metadata(model_key, model_config, model_dir))
+            if part is not None:
+                metadata["part"] = part
+            with writing(out_path):
+                writer.close(metadata)
+    finally:
+        scorer.close()
+    return metadata
+
+
+def _source_metadata(model_key: str, model_config: dict, model_dir: Path) -> dict:
+    manifest = read_manifest(model_dir)
+    return {
+        "model": model_key,
+        "source": model_config.get("source", manifest.get("source", "")),
+        "revision": manifest.get("revision", ""),
+    }
+
+
+def _shard_metadata(scorer, settings, kind, device: str, how: str, seconds: float, rows: int, threads) -> dict:
+    """What the shard records of how it was scored (the cost keys of :mod:`pairbench.study.shards` too)."""
+    log.info(
+        "scored %d pairs with %s in %.2fs on %s (loading %s)",
+        rows,
+        scorer.key,
+        seconds,
+        device,
+        "included" if scorer.loading_seconds is None else f"{scorer.loading_seconds:.2f}s",
+    )
+    metadata = {
+        "kind": settings.kind,
+        "normalisation": how,
+        "dtype": str(runtime.resolve_dtype(settings.dtype, device)).removeprefix("torch."),
+        "library_versions": runtime.library_versions(),
+        "device": device,
+        "batch_size": settings.batch_size,
+        "threads": threads or runtime_threads(),
+        "pairs": rows,
+        "sentences_encoded": scorer.encoded,
+        "scoring_seconds": f"{seconds:.6f}",
+        **scorer.metadata(),
+    }
+    if scorer.loading_seconds is None:
+        metadata["scoring_seconds_note"] = (
+            f"model loading included: a {settings.kind} model is loaded by its scorer, not apart from scoring"
         )
-        manifest = read_manifest(model_dir)
-        metadata = {
-            "model": model_key,
-            "source": model_config.get("source", manifest.get("source", "")),
-            "revision": manifest.get("revision", ""),
-            "kind": settings.kind,
-            "normalisation": how,
-            "suite": suite_name or Path(suite_path).stem,
-            "suite_sha256": suite_sha256(suite_path),
-            "dtype": str(runtime.resolve_dtype(settings.dtype, device)).removeprefix("torch."),
-            "library_versions": runtime.library_versions(),
-            "device": device,
-            "batch_size": settings.batch_size,
-            "threads": threads or runtime_threads(),
-            "pairs": writer.rows,
-            "sentences_encoded": scorer.encoded,
-            "scoring_seconds": f"{seconds:.6f}",
-            **scorer.metadata(),
-        }
-        if scorer.loading_seconds is None:
-            metadata["scoring_seconds_note"] = (
-                f"model loading included: a {settings.kind} model is loaded by its scorer, not apart from scoring"
-            )
-        else:
-            metadata["loading_seconds"] = f"{scorer.loading_seconds:.6f}"
-        if part is not None:
-            metadata["part"] = part
-        metadata.update(forms.form_metadata(settings, scorer.similarity))
-        with writing(out_path):
-            writer.close(metadata)
+    else:
+        metadata["loading_seconds"] = f"{scorer.loading_seconds:.6f}"
+    metadata.update(forms.form_metadata(settings, kind.settings, scorer.similarity))
     return metadata
 
 

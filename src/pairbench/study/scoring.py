@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import tempfile
 from collections import deque
 from collections.abc import Iterator
@@ -44,6 +45,7 @@ from pairbench.core import runtime
 from pairbench.core.errors import ConfigError, PairbenchError
 from pairbench.study import forms
 from pairbench.study.kinds import ScoringSettings  # noqa: F401 (the settings every scorer takes)
+from pairbench.study.similarity import cosine_rows, similarity_for
 
 log = logging.getLogger(__name__)
 
@@ -217,15 +219,6 @@ def encode_sentences(model, texts: list[str], batch_size: int = 32, prompt: str 
     return out
 
 
-def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine similarity in float64."""
-    a = a.astype(np.float64)
-    b = b.astype(np.float64)
-    num = np.einsum("ij,ij->i", a, b)
-    den = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
-    return num / np.maximum(den, 1e-12)
-
-
 class EmbeddingStore:
     """Embeddings of distinct sentences in a temporary file, each row written once.
 
@@ -281,11 +274,11 @@ def score_bi_chunk(
 
 
 def score_bi(model, s1: list[str], s2: list[str], settings: ScoringSettings) -> tuple[np.ndarray, str]:
-    """Similarity of the embeddings (:class:`forms.Similarity`); each distinct sentence is encoded once."""
+    """Similarity of the embeddings (:class:`pairbench.study.similarity.Similarity`); each distinct sentence is encoded once."""
     distinct = list(dict.fromkeys([*s1, *s2]))
     position = {text: i for i, text in enumerate(distinct)}
     emb = encode_sentences(model, distinct, batch_size=settings.batch_size, prompt=settings.prompt)
-    similarity = forms.similarity_for(settings)
+    similarity = similarity_for(settings)
     return similarity(emb[[position[t] for t in s1]], emb[[position[t] for t in s2]]), similarity.description
 
 
@@ -298,7 +291,7 @@ def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32, temp
     _check_texts(s1, "cross-encoder sentence1")
     _check_texts(s2, "cross-encoder sentence2")
     if template:
-        texts = [template.replace("{query}", a).replace("{document}", b) for a, b in zip(s1, s2)]
+        texts = [fill_template(template, a, b) for a, b in zip(s1, s2)]
         lengths = _token_lengths(model.tokenizer, texts)
         if model.max_seq_length and len(lengths) and lengths.max() > model.max_seq_length:
             i = int(lengths.argmax())
@@ -321,6 +314,13 @@ def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32, temp
     for idx, scores in _forward_batches(model, batches, inputs_of, lambda output: output["scores"]):
         out[idx] = scores.reshape(len(idx), -1)
     return out
+
+
+def fill_template(template: str, query: str, document: str) -> str:
+    """The template with ``{query}`` and ``{document}`` replaced in one pass: a sentence that holds
+    the text ``{document}`` or ``{query}`` itself is pasted as it is, never filled again."""
+    parts = re.split(r"(\{query\}|\{document\})", template)
+    return "".join(query if part == "{query}" else document if part == "{document}" else part for part in parts)
 
 
 def _label_index(model, label: str | None, key: str) -> int:
@@ -383,16 +383,3 @@ def score_cross(model, s1, s2, settings: ScoringSettings, key: str = "?") -> tup
     if logits.shape[1] > 1:
         how = f"{how}[{model.config.id2label[index]}]"
     return raw, score, how
-
-
-def score_bi_encoder(model_dir, settings: ScoringSettings, s1, s2, device: str, key: str):
-    """Scorer of kind ``bi``: cosine of the embeddings; ``raw`` and ``score`` are the same number."""
-    model = load_bi_encoder(model_dir, settings, device)
-    raw, how = score_bi(model, s1, s2, settings)
-    return raw, raw.copy(), how
-
-
-def score_cross_encoder(model_dir, settings: ScoringSettings, s1, s2, device: str, key: str):
-    """Scorer of kind ``cross``: the logit (``raw``) and the normalised score of a CrossEncoder."""
-    model = load_cross_encoder(model_dir, settings, device)
-    return score_cross(model, s1, s2, settings, key=key)

@@ -32,6 +32,25 @@ def causal_settings(block: dict | None) -> dict:
     return {**defaults, **(block or {})}
 
 
+def check_causal_lm(block: dict, *, key: str = "?") -> None:
+    """Stop, at load, on a ``causal_lm:`` setting that gives one score for every pair."""
+    if not isinstance(block.get("causal_lm"), dict):
+        return
+    tokens = causal_settings(block["causal_lm"])
+    if tokens["true_token"] == tokens["false_token"]:
+        raise ConfigError(
+            f"models.{key}.causal_lm: true_token and false_token are both {tokens['true_token']!r}, so "
+            "logit(true) - logit(false) is 0 and every pair scores 0.5; set the two answer tokens the "
+            "model card names (e.g. true_token: 'yes', false_token: 'no')"
+        )
+    if block.get("normalise") == "softmax":
+        raise ConfigError(
+            f"models.{key}.normalise: softmax over a causal-LM reranker's one logit, logit(true) - "
+            "logit(false), is 1.0 for every pair; use `normalise: auto` or sigmoid (P(true) / (P(true) + "
+            "P(false))), or identity for the log-odds"
+        )
+
+
 def token_id(tokenizer, token: str, *, key: str, setting: str) -> int:
     """The vocabulary id of ``token``: one token of the tokenizer (its unknown token is refused)."""
     ids = tokenizer.convert_tokens_to_ids([token])

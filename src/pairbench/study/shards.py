@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from pairbench.core.errors import PairbenchError
 from pairbench.core.io import atomic_path
+from pairbench.core.runtime import force_command
 
 SHARD_SCHEMA = pa.schema(
     [
@@ -56,7 +57,14 @@ METADATA_KEYS = (
 )
 COST_KEYS = ("device", "batch_size", "threads", "pairs", "sentences_encoded", "scoring_seconds", "loading_seconds")
 # Cost counts that add up over part jobs; the other cost keys are the same in every part.
-SUMMED_KEYS = ("pairs", "sentences_encoded", "scoring_seconds", "loading_seconds", "active_dims")
+SUMMED_KEYS = (
+    "pairs",
+    "sentences_encoded",
+    "scoring_seconds",
+    "loading_seconds",
+    "active_dims",
+    "pairs_edit_beyond_max_length",
+)
 
 
 def encode_metadata(metadata: dict) -> dict[str, str]:
@@ -138,7 +146,8 @@ def gather_shards(parts, path: str | os.PathLike) -> dict[str, str]:
     for key in SUMMED_KEYS:
         if all(key in m for m in metas):
             total = sum(float(m[key]) for m in metas)
-            merged[key] = str(int(total)) if key in ("pairs", "sentences_encoded", "active_dims") else f"{total:.6f}"
+            counts = ("pairs", "sentences_encoded", "active_dims", "pairs_edit_beyond_max_length")
+            merged[key] = str(int(total)) if key in counts else f"{total:.6f}"
     if "active_dims" in merged and float(merged.get("sentences_encoded") or 0):
         # a sparse model's mean active dimensions per sentence, over all the parts
         merged["mean_active_dims"] = f"{float(merged['active_dims']) / float(merged['sentences_encoded']):.3f}"
@@ -153,9 +162,7 @@ def gather_shards(parts, path: str | os.PathLike) -> dict[str, str]:
 
 def damaged(path: str | os.PathLike, what: str) -> PairbenchError:
     """The one-line error for a damaged shard, with the command that rebuilds it."""
-    return PairbenchError(
-        f"{path}: {what}. Rebuild it with: snakemake --cores 2 --force {path} (then rerun your command)"
-    )
+    return PairbenchError(f"{path}: {what}. Rebuild it with: {force_command(path)} (then rerun your command)")
 
 
 def read_shard_metadata(path: str | os.PathLike) -> dict[str, str]:

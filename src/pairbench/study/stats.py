@@ -30,6 +30,10 @@ BOOTSTRAP_RESAMPLES = 10_000
 PERMUTATION_RESAMPLES = 9_999
 BOOTSTRAP_MAX_N = 20_000
 CONFIDENCE = 0.95
+# Below this many pairs in a category its intervals span most of [0, 1]: every suite, given or
+# generated, is warned about such categories (:func:`few_pairs`).
+MIN_CATEGORY_PAIRS = 20
+SMALL_SAMPLE = f"an interval over fewer than {MIN_CATEGORY_PAIRS} pairs spans most of [0, 1]"
 
 
 def scipy_stats():
@@ -217,6 +221,12 @@ def permutation_p(a, b, *, seed: int = SEED, n_resamples: int = PERMUTATION_RESA
 def permutation_is_exact(n_a: int, n_b: int, n_resamples: int = PERMUTATION_RESAMPLES) -> bool:
     """Whether :func:`permutation_p` enumerates every relabelling of groups of these sizes."""
     return math.comb(n_a + n_b, n_a) <= n_resamples
+
+
+def few_pairs(counts: dict[str, int]) -> str:
+    """``"negation (3), temporal (2)"``: the categories of ``counts`` with at least one and fewer
+    than :data:`MIN_CATEGORY_PAIRS` pairs, in the order given ("" when there are none)."""
+    return ", ".join(f"{c} ({n})" for c, n in counts.items() if 0 < n < MIN_CATEGORY_PAIRS)
 
 
 def describe(values) -> dict[str, float]:
