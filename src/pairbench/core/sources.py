@@ -103,11 +103,12 @@ def locate_local(source: Source, *, key: str = "?") -> Path:
 def local_stamp(spec, *, key: str = "?") -> str | None:
     """The identity of a local source as it is now, for the fetch rules' params (None for a hub one).
 
-    ``path:``: :func:`pairbench.core.io.folder_fingerprint` (file names, sizes and modification
-    times; no file is read), so a model retrained into the same folder, or a dataset rewritten in
-    place, is fetched again and everything computed from it reruns. ``pkg:``: the package's version
-    and the fingerprint without times (reinstalling the same version reruns nothing). A source
-    that is malformed or missing gives None: the checking pass reports it.
+    :func:`pairbench.core.io.folder_fingerprint` of the folder (file names, sizes and modification
+    times; no file is read), so a model retrained into the same folder, a dataset rewritten in
+    place or a package installed again (a new version, or an editable one changed) is fetched again
+    and everything computed from it reruns. Reinstalling the same version reruns it too: looking up
+    the version instead would scan every installed distribution each time the workflow loads. A
+    source that is malformed or missing gives None: the checking pass reports it.
     """
     try:
         source = parse_source(spec, key=key)
@@ -116,8 +117,6 @@ def local_stamp(spec, *, key: str = "?") -> str | None:
         folder = locate_local(source, key=key)
     except SourceError:
         return None
-    if source.scheme == "pkg":
-        return f"{_package_version(source.location.partition('/')[0])} {folder_fingerprint(folder, times=False)}"
     return folder_fingerprint(folder)
 
 
