@@ -10,6 +10,7 @@ from pairbench.core.config import yaml_syntax_problem
 from pairbench.input_check import unknown_suite_targets
 from pairbench.core.runtime import (
     closing_message,
+    closing_warnings,
     command_line_problem,
     shorten_closing_job,
 )
@@ -80,6 +81,9 @@ rule all:
 
 
 onsuccess:
+    _said = closing_warnings("results/logs", RUN_STARTED)
+    if _said:
+        print("\n" + _said)
     print(
         "\npairbench: all done. Look first at the report: snakemake --report results/report.html"
         "\n  tables:  results/tables/   figures: results/figures/   logs: results/logs/"
@@ -88,4 +92,7 @@ onsuccess:
 
 onerror:
     print()
+    _said = closing_warnings("results/logs", RUN_STARTED)
+    if _said:
+        print(_said)
     print(closing_message("results/logs", RUN_STARTED))

@@ -510,3 +510,25 @@ def test_a_hub_model_of_the_wrong_kind_stops_its_fetch_job_with_an_input_error(t
     assert closing[1].endswith("set `kind: bi` (log: results/logs/fetch_model/m.log)")
     assert "continue" not in text[text.index("pairbench: stopped") :]
     assert not (workdir / "resources/models/m").exists()
+
+
+def test_the_end_of_a_run_repeats_every_problem_of_a_job_and_the_jobs_warnings(tmp_path):
+    from pairbench.core.errors import InputProblems
+    from pairbench.core.runtime import closing_warnings, script_logging, tell
+
+    logs = tmp_path / "logs"
+    started = time.time() - 1
+    with pytest.raises(SystemExit):
+        with script_logging(logs / "generate_suite" / "g.log"):
+            raise InputProblems(["src.tsv, line 3: score 7 is off the scale", "src.tsv, line 5: empty sentence1"])
+    with script_logging(logs / "score_suite" / "s" / "m.log"):
+        tell("models.m: 2 pair(s) of suite s differ only beyond the model's max_length")
+        tell("models.m: 2 pair(s) of suite s differ only beyond the model's max_length")
+    message = closing_message(logs, started)
+    assert "src.tsv, line 3: score 7 is off the scale" in message and "src.tsv, line 5: empty sentence1" in message
+    assert closing_warnings(logs, started) == (
+        "pairbench: 1 warning(s) from the jobs of this run:\n"
+        "  models.m: 2 pair(s) of suite s differ only beyond the model's max_length "
+        f"(log: {logs / 'score_suite' / 's' / 'm.log'})"
+    )
+    assert closing_warnings(logs, time.time() + 60) == ""

@@ -139,6 +139,18 @@ def test_equal_answer_tokens_are_refused_at_load(tokens, same):
     )
 
 
+def test_two_spellings_of_one_answer_token_are_refused_in_the_job(tmp_path, causal):
+    # an uncased vocabulary reads 'Yes' as 'yes': different strings, one token
+    block = {"kind": "cross", "causal_lm": {"template": TEMPLATE, "true_token": "Yes", "false_token": "yes"}}
+    with pytest.raises(ConfigError) as err:
+        score(tmp_path, causal["lm"], block)
+    assert str(err.value) == (
+        "models.m.causal_lm: true_token 'Yes' and false_token 'yes' are the same token (id 2748) of this model's "
+        "tokenizer, so every pair would score 0.5; set two answer tokens the tokenizer tells apart (the model card's)"
+    )
+    assert not (tmp_path / "s.parquet").exists()
+
+
 def test_softmax_over_one_logit_is_refused_at_load_and_in_the_job(tmp_path, monkeypatch, tiny_models, causal):
     block = {"kind": "cross", "source": "hf:x/y", "normalise": "softmax", "causal_lm": {"template": TEMPLATE}}
     with pytest.raises(ConfigError, match=r"^models\.m\.normalise: softmax over a causal-LM reranker's one logit"):
@@ -203,9 +215,9 @@ BEYOND = [
 
 
 @pytest.mark.parametrize("kind", ["bi", "cross"])
-def test_an_edit_beyond_max_length_is_said_once_and_counted(tmp_path, capsys, tiny_models, kind):
+def test_an_edit_beyond_max_length_is_said_once_and_counted(tmp_path, capfd, tiny_models, kind):
     frame, meta = score(tmp_path, tiny_models[kind], {"kind": kind, "max_length": 8}, BEYOND)
-    err = capsys.readouterr().err
+    err = capfd.readouterr().err  # the terminal: runtime.tell writes to the process's own stderr
     # what the job prints (a logging handler an earlier test left on a closed stream may add its own lines)
     warnings = [line for line in err.splitlines() if line.startswith("pairbench: warning:") and "max_length" in line]
     assert warnings == [
@@ -218,7 +230,7 @@ def test_an_edit_beyond_max_length_is_said_once_and_counted(tmp_path, capsys, ti
         np.testing.assert_allclose(frame["score"].to_numpy()[[0, 3]], 1.0, rtol=1e-6)
     frame, meta = score(tmp_path, tiny_models[kind], {"kind": kind}, BEYOND, name="whole")
     assert meta["pairs_edit_beyond_max_length"] == "0"
-    assert "beyond the model's max_length" not in capsys.readouterr().err
+    assert "beyond the model's max_length" not in capfd.readouterr().err
 
 
 # ---------------------------------------------------------------------------------------------

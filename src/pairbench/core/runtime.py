@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 import random
@@ -20,6 +21,7 @@ log = logging.getLogger("pairbench")
 
 # How a job ended, as script_logging writes it in the job's log; the closing message reads them.
 INPUT_ERROR_MARK = "input error: "
+WARNING_MARK = "warning: "
 INTERRUPTED_MARK = "interrupted: "
 CRASH_MARK = "unexpected failure:"
 
@@ -77,10 +79,21 @@ def tell(message: str) -> None:
     Inside :func:`script_logging` the job's stdout and stderr go to its log; the terminal is the
     process's own stderr (``sys.__stderr__``), which Snakemake shows for local jobs.
     """
-    log.warning("%s", message)
+    log.warning("%s%s", WARNING_MARK, message)  # "... pairbench: warning: ..." (closing_warnings)
     terminal = sys.__stderr__
     if terminal is not None and terminal is not sys.stderr:
         print(f"pairbench: warning: {message}", file=terminal, flush=True)
+
+
+def _recent_logs(log_dir, since: float) -> Iterator[tuple[Path, str]]:
+    """(path, text) of every job log under ``log_dir`` written since ``since``, in path order."""
+    for path in sorted(Path(log_dir).rglob("*.log")) if Path(log_dir).is_dir() else []:
+        try:
+            if path.stat().st_mtime < since:
+                continue
+            yield path, path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
 
 
 def closing_message(log_dir, since: float) -> str:
@@ -90,16 +103,13 @@ def closing_message(log_dir, since: float) -> str:
     interrupted or crashed job says that a rerun continues.
     """
     inputs, others = [], []
-    for path in sorted(Path(log_dir).rglob("*.log")) if Path(log_dir).is_dir() else []:
-        try:
-            if path.stat().st_mtime < since:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
+    for path, text in _recent_logs(log_dir, since):
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
             if f"pairbench: {INPUT_ERROR_MARK}" in line:
-                inputs.append((path, line.split(INPUT_ERROR_MARK, 1)[1]))
+                # a message of several problems goes on over indented lines: each is said here too
+                more = [m.strip() for m in itertools.takewhile(lambda m: m.startswith("  "), lines[i + 1 :])]
+                inputs.append((path, "\n    ".join([line.split(INPUT_ERROR_MARK, 1)[1], *more[:20]])))
                 break
         else:
             if INTERRUPTED_MARK in text or CRASH_MARK in text:
@@ -118,6 +128,22 @@ def closing_message(log_dir, since: float) -> str:
         f"pairbench: stopped before the end: a job {what} (see the error above; each job's log is under "
         f"{log_dir}/). Finished outputs are kept: once the cause is dealt with, rerun the same command to continue."
     )
+
+
+def closing_warnings(log_dir, since: float, limit: int = 10) -> str:
+    """The warnings (:func:`tell`: ``pairbench: warning: ...``) that jobs wrote into their logs since ``since``,
+    each once, the first ``limit`` of them: a job's warning is in its log, and said again at the end
+    of the run, where it is seen ("" when there are none)."""
+    found: dict[str, Path] = {}
+    for path, text in _recent_logs(log_dir, since):
+        for line in text.splitlines():
+            if f"pairbench: {WARNING_MARK}" in line:
+                found.setdefault(line.split(f"pairbench: {WARNING_MARK}", 1)[1], path)
+    if not found:
+        return ""
+    lines = [f"  {message} (log: {path})" for message, path in list(found.items())[:limit]]
+    more = [f"  ... and {len(found) - limit} more in the logs"] if len(found) > limit else []
+    return "\n".join([f"pairbench: {len(found)} warning(s) from the jobs of this run:", *lines, *more])
 
 
 def _redirected(log_file):

@@ -86,6 +86,12 @@ def load_causal_reranker(model_dir: str | Path, settings, device: str, *, key: s
     tokenizer = transformer.tokenizer
     true_id = token_id(tokenizer, block["true_token"], key=key, setting="true_token")
     false_id = token_id(tokenizer, block["false_token"], key=key, setting="false_token")
+    if true_id == false_id:  # two spellings of one token ('Yes' / 'yes' in an uncased vocabulary)
+        raise ConfigError(
+            f"models.{key}.causal_lm: true_token {block['true_token']!r} and false_token "
+            f"{block['false_token']!r} are the same token (id {true_id}) of this model's tokenizer, so every "
+            "pair would score 0.5; set two answer tokens the tokenizer tells apart (the model card's)"
+        )
     model = CrossEncoder(
         modules=[transformer, LogitScore(true_token_id=true_id, false_token_id=false_id)], device=device
     )

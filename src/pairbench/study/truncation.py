@@ -14,10 +14,8 @@ pair of short sentences is never cut and costs nothing.
 
 from __future__ import annotations
 
-import logging
-import sys
+from pairbench.core import runtime
 
-log = logging.getLogger(__name__)
 EXAMPLES = 3  # pair ids named in the warning
 _SPECIALS = 8  # more special tokens than any tokenizer adds to one text or pair
 
@@ -90,8 +88,7 @@ class UnseenEdits:
             f"max_length ({max_length} tokens): it never read their edit and scored the same text twice "
             f"(e.g. pair_id {', '.join(self.examples)}); raise `max_length` or shorten those pairs"
         )
-        log.warning(message)
-        print(f"pairbench: warning: {message}", file=sys.stderr)
+        runtime.tell(message)
 
     def metadata(self) -> dict:
         return {"pairs_edit_beyond_max_length": self.count}
