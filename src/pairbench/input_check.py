@@ -26,6 +26,7 @@ from pairbench.core.config import by_precedence, key_error, yaml_syntax_problem
 from pairbench.core.errors import ConfigError, PairbenchError, ProblemCollector
 from pairbench.core.sources import locate_local, parse_source
 from pairbench.stages import validate_config
+from pairbench.study.kinds import model_setting_problems
 from pairbench.study.model_folder import FolderSettingError, check_folder_settings, check_model_folder
 from pairbench.study.stats import SMALL_SAMPLE, few_pairs
 
@@ -60,7 +61,8 @@ def check_inputs(
             problems.add(line)
     with problems.catching():
         validate_config(config, schema_dir, files)
-    if not problems.lines:
+    schema_valid = not problems.lines  # settings are read against a kind only in a valid config
+    if schema_valid:
         # `enabled: false` drops a model merged in from another config file.
         config["models"] = {k: b for k, b in config["models"].items() if b.pop("enabled", True)}
     for key, block in _dict(config.get("models")).items():
@@ -68,6 +70,8 @@ def check_inputs(
             continue
         with problems.catching():
             _check_model(key, _dict(block), files)
+            for setting, err in model_setting_problems(_dict(block), key=key) if schema_valid else ():
+                problems.add(str(_located(files, ("models", key, setting), err)))
     for key, block in _dict(config.get("datasets")).items():
         with problems.catching():
             _check_local_source(("datasets", key), _dict(block).get("source"), files)

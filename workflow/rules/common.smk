@@ -17,7 +17,7 @@ from pairbench.stages import STAGES, job_resources, plan_stages, study_models, s
 from pairbench.study.aggregate import ANCHORED_TABLES as STUDY_ANCHORED_TABLES
 from pairbench.study.aggregate import TABLES as STUDY_TABLES
 from pairbench.study.forms import is_exported
-from pairbench.study.kinds import check_model_settings, text_scored
+from pairbench.study.kinds import text_scored
 
 
 def stop(err):
@@ -48,9 +48,6 @@ try:
         cache_dir=Path(".snakemake") / "pairbench",
         warnings=_WARNINGS,
     )
-    # Settings a model's kind does not read stop the run (defaults live in the schema only).
-    for _key, _block in config["models"].items():
-        check_model_settings(_block, key=_key)
 except PairbenchError as err:
     stop(err)
 for _line in _WARNINGS:

@@ -220,25 +220,37 @@ def model_kind(kind: str, *, key: str = "?") -> ModelKind:
     return KINDS[kind]
 
 
-def check_model_settings(block: dict, *, key: str = "?") -> None:
-    """Stop on a setting the model's kind does not read (a default-filled value counts as unset)."""
+def model_setting_problems(block: dict, *, key: str = "?") -> list[tuple[str, ConfigError]]:
+    """Every setting of one model that its kind does not read or that cannot work, as (setting,
+    error) pairs (a default-filled value counts as unset); the checking pass reports them all."""
     kind = model_kind(block.get("kind"), key=key)
     fields = {f.name: f.default for f in dataclasses.fields(ScoringSettings)}
+    found = []
     for name, value in block.items():
         if name in MODEL_KEYS or name in kind.settings:
             continue
         if name not in fields:
-            raise ConfigError(
-                f"models.{key}.{name}: not a scoring setting; the settings of kind "
-                f"{kind.name!r} are: {', '.join(kind.settings)}"
+            message = f"not a scoring setting; the settings of kind {kind.name!r} are: {', '.join(kind.settings)}"
+        elif value != fields[name]:
+            message = (
+                f"kind {kind.name!r} does not read this setting (its settings: {', '.join(kind.settings)}); remove it"
             )
-        if value != fields[name]:
-            raise ConfigError(
-                f"models.{key}.{name}: kind {kind.name!r} does not read this setting "
-                f"(its settings: {', '.join(kind.settings)}); remove it"
-            )
-    check_form(block, key=key)
-    check_causal_lm(block, key=key)
+        else:
+            continue
+        found.append((name, ConfigError(f"models.{key}.{name}: {message}")))
+    for check in (check_form, check_causal_lm):
+        try:
+            check(block, key=key)
+        except ConfigError as err:  # "models.<key>.<setting>[.<sub>]: ..."
+            found.append((str(err).removeprefix(f"models.{key}.").split(":")[0].split(".")[0], err))
+    return found
+
+
+def check_model_settings(block: dict, *, key: str = "?") -> None:
+    """Stop on the first setting the model's kind does not read or that cannot work."""
+    found = model_setting_problems(block, key=key)
+    if found:
+        raise found[0][1]
 
 
 def score_with_kind(kind: str, model_dir, settings: ScoringSettings, s1, s2, device: str, *, key: str = "?"):
