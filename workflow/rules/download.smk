@@ -55,9 +55,13 @@ rule fetch_model:
         "../scripts/fetch_model.py"
 
 
+from pairbench.study.forms import export_recipe
+
+
 rule export_model:
-    """A model exported once for its backend (onnx, openvino; int8 weights with
-    onnx_quantization); every scoring job of the model loads this folder."""
+    """A model exported once for its backend (torch.onnx.export, dynamo; int8 weights with
+    onnx_quantization), keyed on the fetched folder (a refetch exports again) and the form
+    (params); every scoring job of the model loads this folder, none exports."""
     input:
         "resources/models/{model}",
     output:
@@ -72,6 +76,8 @@ rule export_model:
         "../../envs/pairbench.yaml"
     params:
         form=export_settings,
+        # How the export is made (exporter, optimiser, int8 settings): a change exports again.
+        recipe=lambda wildcards: export_recipe(export_settings(wildcards)),
     script:
         "../scripts/export_model.py"
 

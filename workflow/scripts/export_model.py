@@ -1,4 +1,4 @@
-"""Rule export_model -> pairbench.study.forms.export_model (the library's ONNX / OpenVINO export)."""
+"""Rule export_model -> pairbench.study.forms.export_model (torch.onnx.export with dynamo; no optimum)."""
 
 from pairbench.core.runtime import script_logging
 from pairbench.study.forms import export_model

@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 from pairbench.core.errors import ConfigError
+from pairbench.study.forms import exported_metadata, is_exported
 from pairbench.study.model_folder import check_model_folder
 from pairbench.study.scoring import (
     EmbeddingStore,
@@ -90,7 +91,7 @@ class BiEncoderScorer(ChunkScorer):
     def load(self):
         self.store = EmbeddingStore()
         self.similarity = similarity_for(self.settings, self.key)
-        model = load_bi_encoder(self.model_dir, self.settings, self.device)
+        model = load_bi_encoder(self.model_dir, self.settings, self.device, key=self.key)
         if self.settings.truncate_dim:
             # The width its files did not say (pairbench.study.model_folder), from one sentence.
             width = encode_sentences(model, ["width"], batch_size=1, prompt=self.settings.prompt).shape[1]
@@ -119,6 +120,9 @@ class BiEncoderScorer(ChunkScorer):
         self.encoded += len(self.store) - before
         return cos, cos.copy(), self.similarity.description
 
+    def metadata(self) -> dict:
+        return exported_metadata(self.model)  # an exported backend's runtime, export and int8 settings
+
     def close(self) -> None:
         self.store.close()
 
@@ -134,13 +138,15 @@ class CrossEncoderScorer(ChunkScorer):
 
     def load(self):
         # A causal LM without `causal_lm:` would be read through default tokens and no template.
-        check_model_folder(
-            self.model_dir, "cross", key=f"models.{self.key}", settings={"causal_lm": self.settings.causal_lm}
-        )
+        # An export (backend onnx / openvino) holds no weights: rule export_model checked its source.
+        if not is_exported(self.settings):
+            check_model_folder(
+                self.model_dir, "cross", key=f"models.{self.key}", settings={"causal_lm": self.settings.causal_lm}
+            )
         if self.settings.causal_lm:
             model = load_causal_reranker(self.model_dir, self.settings, self.device, key=self.key)
         else:
-            model = load_cross_encoder(self.model_dir, self.settings, self.device)
+            model = load_cross_encoder(self.model_dir, self.settings, self.device, key=self.key)
         if model.num_labels == 1 and self.settings.normalise == "softmax":
             raise ConfigError(
                 f"models.{self.key}.normalise: softmax over this cross-encoder's one logit is 1.0 for every "
@@ -151,6 +157,9 @@ class CrossEncoderScorer(ChunkScorer):
     def __call__(self, s1, s2):
         self.encoded += len(s1) * (2 if self.settings.both_orders else 1)
         return score_cross(self.model, s1, s2, self.settings, key=self.key)
+
+    def metadata(self) -> dict:
+        return exported_metadata(self.model)
 
 
 class CallScorer(ChunkScorer):

@@ -19,147 +19,111 @@ table (docs/deployed_forms.md):
   for every part job and chunk size. The shard records how many sentences calibrated them.
 - ``backend: torch | onnx | openvino`` with ``onnx_quantization: dynamic-int8`` (bi- and
   cross-encoders): the model is exported once by the local rule ``export_model`` into
-  ``resources/exports/{model}`` (:func:`export_model`: the library's ONNX / OpenVINO export and
-  ``export_dynamic_quantized_onnx_model``); the scoring job loads that folder with the backend.
-  The backends need optimum (sentence-transformers' extras ``onnx`` / ``openvino``, which do not
-  install beside this project's libraries): a run that sets one without it stops when the
-  workflow loads, saying so.
+  ``resources/exports/{model}`` (:func:`export_model`, :mod:`pairbench.study.onnx_export`:
+  ``torch.onnx.export(dynamo=True)`` of the library model's whole forward pass, no optimum; int8
+  by ONNX Runtime's ``quantize_dynamic``, per channel on the MatMuls); the scoring job runs that
+  folder with ONNX Runtime or OpenVINO (:mod:`pairbench.study.onnx_runtime`). The packages
+  (onnx, onnxscript, onnxruntime, openvino) are dependencies of the package; a run that sets a
+  backend without them stops when the workflow loads, naming the install.
 - ``dtype: bfloat16`` (every kind): the weights and activations in bfloat16, on CPU too.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
-import json
-import shutil
-from pathlib import Path
 
 from pairbench.core.errors import ConfigError
+from pairbench.study.onnx_export import export_onnx
+from pairbench.study.onnx_export import export_recipe as _export_recipe
+from pairbench.study.onnx_runtime import EXPORT_MANIFEST, INT8_FILE, ONNX_FILE  # noqa: F401 (forms.* for callers)
 
 # The settings each family reads (kinds.py adds them to its kinds' settings).
 EMBEDDING_FORM_SETTINGS = ("truncate_dim", "quantize", "backend", "onnx_quantization")
 NETWORK_FORM_SETTINGS = ("backend", "onnx_quantization")
 FORM_KEYS = ("truncate_dim", "quantize", "backend", "onnx_quantization")
-# What each backend needs imported, the extra that would install it, and why that extra does not
-# install beside this project's libraries (docs/deployed_forms.md, Packages).
-BACKEND_MODULES = {"onnx": ("optimum.onnxruntime", "onnx"), "openvino": ("optimum.intel", "openvino")}
-BACKEND_BLOCKERS = {
-    "onnx": "every optimum-onnx release requires transformers < 4.58",
-    "openvino": "optimum-intel requires transformers < 5.6 and a torch build of its own",
+# What each backend needs imported (the export needs onnx and onnxscript, and checks itself with
+# the backend's runtime); all are dependencies of the package (pyproject.toml).
+BACKEND_MODULES = {
+    "onnx": ("onnxruntime", "onnx", "onnxscript"),
+    "openvino": ("openvino", "onnxruntime", "onnx", "onnxscript"),
 }
-EXPORT_FILES = {"onnx": "onnx/model.onnx", "openvino": "openvino/openvino_model.xml"}
-EXPORT_MANIFEST = "pairbench_export.json"
-INT8_FILE = "onnx/model_qint8.onnx"
+# The export's files (EXPORT_MANIFEST and INT8_FILE too, imported above from onnx_runtime).
+EXPORT_FILES = {"onnx": ONNX_FILE, "openvino": ONNX_FILE}
 
 
 def check_form(block: dict, *, key: str = "?") -> None:
     """Stop, at load, on a form setting that cannot work (one line, naming the key)."""
     backend = block.get("backend") or "torch"
     quantization = block.get("onnx_quantization")
-    if quantization and backend != "onnx":
+    if quantization and backend == "torch":
         raise ConfigError(
-            f"models.{key}.onnx_quantization: {quantization!r} needs `backend: onnx` "
+            f"models.{key}.onnx_quantization: {quantization!r} needs `backend: onnx` (or openvino) "
             f"(this model has backend {backend!r}); set it or remove onnx_quantization"
         )
     if backend in BACKEND_MODULES:
-        module, extra = BACKEND_MODULES[backend]
-        if importlib.util.find_spec(module.split(".")[0]) is None:
+        missing = [m for m in BACKEND_MODULES[backend] if importlib.util.find_spec(m) is None]
+        if missing:
             raise ConfigError(
-                f"models.{key}.backend: {backend!r} needs {module}, which is not installed, and "
-                f"sentence-transformers' {extra!r} extra cannot install beside this project's "
-                f"sentence-transformers {_version('sentence-transformers')} and transformers "
-                f"{_version('transformers')} ({BACKEND_BLOCKERS[backend]}); remove the setting (backend: "
-                "torch), or score in an environment whose libraries that extra supports (docs/deployed_forms.md)"
+                f"models.{key}.backend: {backend!r} needs the Python packages {', '.join(missing)}, which are "
+                f"not installed; install pairbench with its dependencies (`pip install -e .` in its checkout) "
+                f"or `pip install {' '.join(BACKEND_MODULES[backend])}`, or remove the setting (backend: torch)"
             )
     if backend != "torch" and (block.get("dtype") or "auto") not in ("auto", "float32"):
         raise ConfigError(
             f"models.{key}.dtype: {block['dtype']!r} applies to the torch backend only; "
             f"backend {backend!r} runs its exported weights; remove dtype"
         )
+    if backend != "torch" and block.get("causal_lm"):
+        raise ConfigError(
+            f"models.{key}.backend: {backend!r} exports sequence-classification cross-encoders, not a causal-LM "
+            "reranker (causal_lm:); set `backend: torch` for this model"
+        )
+    if backend != "torch" and (block.get("device") or "auto") not in ("auto", "cpu"):
+        raise ConfigError(
+            f"models.{key}.device: {block['device']!r}: backend {backend!r} runs on the CPU; "
+            "set `device: cpu` (or auto) or `backend: torch`"
+        )
 
 
-def _version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "(not installed)"
-
-
-def is_exported(block: dict) -> bool:
-    """Whether the model is scored from an export (``resources/exports/{model}``), not its folder."""
-    return (block.get("backend") or "torch") != "torch"
+def is_exported(block) -> bool:
+    """Whether the model is scored from an export (``resources/exports/{model}``), not its folder
+    (``block``: its config block or its ScoringSettings)."""
+    backend = block.get("backend") if isinstance(block, dict) else getattr(block, "backend", None)
+    return (backend or "torch") != "torch"
 
 
 def loading_kwargs(settings, dtype) -> dict:
-    """Keyword arguments of ``SentenceTransformer`` / ``CrossEncoder`` for the model's form."""
-    backend = getattr(settings, "backend", "torch") or "torch"
-    kwargs: dict = {"backend": backend}
-    if backend == "torch":
-        kwargs["model_kwargs"] = {"dtype": dtype}
-    elif getattr(settings, "onnx_quantization", None) == "dynamic-int8":
-        kwargs["model_kwargs"] = {"file_name": exported_int8_file(settings)}
+    """Keyword arguments of ``SentenceTransformer`` / ``CrossEncoder`` for the model's torch form
+    (an exported backend is loaded by :func:`pairbench.study.onnx_runtime.load_exported`)."""
+    kwargs: dict = {"backend": "torch", "model_kwargs": {"dtype": dtype}}
     if getattr(settings, "truncate_dim", None):
         kwargs["truncate_dim"] = settings.truncate_dim
     return kwargs
 
 
-def exported_int8_file(settings) -> str:
-    """The int8 ONNX file that :func:`export_model` writes for ``onnx_quantization: dynamic-int8``."""
-    return INT8_FILE
+def export_recipe(block: dict) -> dict:
+    """How the export of ``block`` is made (the rule's params: a change exports again)."""
+    return _export_recipe(block)
 
 
 def export_model(model_dir, out_dir, block: dict, *, key: str = "?") -> dict:
     """Rule export_model: the model in ``model_dir`` exported for its backend into ``out_dir``.
 
-    ``backend: onnx`` saves the library's ONNX export (``onnx/model.onnx``); with
-    ``onnx_quantization: dynamic-int8`` also ``export_dynamic_quantized_onnx_model`` with the
-    configuration of this CPU (``avx512_vnni``, ``avx512``, ``avx2`` or ``arm64``), saved as
-    ``onnx/model_qint8.onnx``. ``backend: openvino`` saves the OpenVINO IR. The manifest
-    ``pairbench_export.json`` says what was exported, from what. ``block``: the model's
-    ``kind``, ``backend`` and ``onnx_quantization``.
+    ``torch.onnx.export(dynamo=True)`` of the whole forward pass (``onnx/model.onnx``), fused by ONNX
+    Runtime's optimiser where that keeps it within 1e-5 of torch; with ``onnx_quantization:
+    dynamic-int8`` also ``onnx/model_qint8.onnx`` (per channel, MatMul only). OpenVINO reads the
+    same ONNX file. ``pairbench_export.json`` records what was exported, from what, and how close
+    it is (:mod:`pairbench.study.onnx_export`). ``block``: the model's ``kind``, ``backend`` and
+    ``onnx_quantization``.
     """
-    from sentence_transformers import (
-        CrossEncoder,
-        SentenceTransformer,
-        export_dynamic_quantized_onnx_model,
-    )
-
-    backend = block["backend"]
     check_form(block, key=key)
-    out_dir, tmp = Path(out_dir), Path(str(out_dir) + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    cls = CrossEncoder if block["kind"] == "cross" else SentenceTransformer
-    model = cls(str(model_dir), backend=backend, device="cpu", local_files_only=True)
-    model.save(str(tmp))
-    manifest = {"backend": backend, "from": str(model_dir), "file": EXPORT_FILES[backend]}
-    if block.get("onnx_quantization") == "dynamic-int8":
-        config = cpu_quantization_config()
-        export_dynamic_quantized_onnx_model(model, config, str(tmp), file_suffix="qint8")
-        manifest.update(onnx_quantization="dynamic-int8", quantization_config=config, file=INT8_FILE)
-    source_manifest = Path(model_dir) / "pairbench_source.json"
-    if source_manifest.exists():
-        shutil.copy2(source_manifest, tmp / source_manifest.name)
-    (tmp / EXPORT_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    shutil.rmtree(out_dir, ignore_errors=True)
-    tmp.rename(out_dir)
-    return manifest
+    return export_onnx(model_dir, out_dir, block, key=key)
 
 
-def cpu_quantization_config() -> str:
-    """The library's dynamic-quantisation preset for this CPU, from its instruction-set flags."""
-    import platform
-
-    if platform.machine().lower() in ("arm64", "aarch64"):
-        return "arm64"
-    try:
-        flags = Path("/proc/cpuinfo").read_text().split()
-    except OSError:
-        flags = []
-    for flag, config in (("avx512_vnni", "avx512_vnni"), ("avx512f", "avx512"), ("avx2", "avx2")):
-        if flag in flags:
-            return config
-    return "avx2"
+def exported_metadata(model) -> dict:
+    """The export's shard metadata (runtime, export facts, int8 settings); {} for a torch model."""
+    describe = getattr(model, "export_metadata", None)
+    return describe() if callable(describe) else {}
 
 
 def form_metadata(settings, reads: tuple[str, ...], similarity=None) -> dict:

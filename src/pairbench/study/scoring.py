@@ -45,6 +45,7 @@ from pairbench.core import runtime
 from pairbench.core.errors import ConfigError, PairbenchError
 from pairbench.study import forms
 from pairbench.study.kinds import ScoringSettings  # noqa: F401 (the settings every scorer takes)
+from pairbench.study.onnx_runtime import load_exported
 from pairbench.study.similarity import cosine_rows, similarity_for
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,11 @@ def _check_texts(texts, what: str) -> None:
             raise PairbenchError(f"{what}: item {i} is an empty sentence ({text!r}); every sentence needs text")
 
 
-def load_bi_encoder(model_dir: str | Path, settings: ScoringSettings, device: str):
+def load_bi_encoder(model_dir: str | Path, settings: ScoringSettings, device: str, key: str = "?"):
+    """A SentenceTransformer, or for ``backend: onnx | openvino`` the export in ``model_dir``
+    (:class:`pairbench.study.onnx_runtime.ExportedModel`, scored by the same functions)."""
+    if forms.is_exported(settings):
+        return load_exported(model_dir, settings, key=key)
     from sentence_transformers import SentenceTransformer
 
     return load_embedder(SentenceTransformer, model_dir, settings, device)
@@ -101,7 +106,7 @@ def load_embedder(model_class, model_dir: str | Path, settings: ScoringSettings,
         device=device,
         trust_remote_code=settings.trust_remote_code,
         local_files_only=True,
-        **forms.loading_kwargs(settings, dtype),  # model_kwargs (dtype), backend, truncate_dim
+        **forms.loading_kwargs(settings, dtype),  # model_kwargs (dtype), truncate_dim
     )
     if settings.max_length:
         model.max_seq_length = settings.max_length
@@ -109,7 +114,10 @@ def load_embedder(model_class, model_dir: str | Path, settings: ScoringSettings,
     return model
 
 
-def load_cross_encoder(model_dir: str | Path, settings: ScoringSettings, device: str):
+def load_cross_encoder(model_dir: str | Path, settings: ScoringSettings, device: str, key: str = "?"):
+    """A CrossEncoder, or for ``backend: onnx | openvino`` the export in ``model_dir``."""
+    if forms.is_exported(settings):
+        return load_exported(model_dir, settings, key=key)
     from sentence_transformers import CrossEncoder
 
     dtype = runtime.resolve_dtype(settings.dtype, device)
@@ -119,7 +127,7 @@ def load_cross_encoder(model_dir: str | Path, settings: ScoringSettings, device:
         trust_remote_code=settings.trust_remote_code,
         max_length=settings.max_length,
         local_files_only=True,
-        **forms.loading_kwargs(settings, dtype),  # model_kwargs (dtype), backend
+        **forms.loading_kwargs(settings, dtype),  # model_kwargs (dtype)
     )
     model.eval()
     return model
