@@ -63,7 +63,7 @@ def _write(path, rows, verdict=lambda r: "yes", delimiter="\t", encoding="utf-8"
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("form", ["bom", "csv", "bom_csv"])
+@pytest.mark.parametrize("form", ["bom", "csv", "bom_csv", "bom_semicolon_csv"])
 def test_a_graded_file_with_a_byte_order_mark_or_as_csv_is_read(tmp_path, sample, form):
     _, rows = sample
     valid = {r["pair_id"]: i % 3 != 0 for i, r in enumerate(rows)}
@@ -71,7 +71,7 @@ def test_a_graded_file_with_a_byte_order_mark_or_as_csv_is_read(tmp_path, sample
         tmp_path / "graded.txt",
         rows,
         lambda r: "yes" if valid[r["pair_id"]] else "no",
-        delimiter="," if "csv" in form else "\t",
+        delimiter=";" if "semicolon" in form else "," if "csv" in form else "\t",
         encoding="utf-8-sig" if "bom" in form else "utf-8",
     )
     out = read_graded(graded, _rows_of(rows))

@@ -69,13 +69,18 @@ def write_audit_sample(sample, path: str | os.PathLike) -> Path:
 
 def _graded_rows(path: Path) -> list[tuple[int, dict]]:
     """(line number, row) of a graded file: TSV as the sample is written, or CSV (a spreadsheet's
-    export, quoted where a sentence holds a comma); a UTF-8 byte-order mark is accepted."""
+    export, quoted where a sentence holds a comma; ';'-separated as some locales export it); a UTF-8
+    byte-order mark is accepted."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             header = handle.readline()
             handle.seek(0)
-            tsv = "\t" in header or "," not in header
-            reader = csv.DictReader(handle, **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tsv else {}))
+            # a tab, else a spreadsheet's separator: ';' where the decimal mark is a comma, else ','
+            delimiter = max(("\t", ";", ","), key=lambda d: (header.count(d), d == "\t"))
+            tsv = delimiter == "\t" or not header.count(delimiter)
+            reader = csv.DictReader(
+                handle, **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tsv else {"delimiter": delimiter})
+            )
             missing = [c for c in ("pair_id", "valid") if c not in (reader.fieldnames or [])]
             if missing:
                 raise PairbenchError(
