@@ -17,11 +17,12 @@ import yaml
 
 from conftest import REPO, copy_workflow, snakemake, write_config
 from pairbench.core.config import by_precedence, locate_key, yaml_syntax_problem
-from pairbench.core.errors import InputProblems, SourceError, SuiteError
+from pairbench.core.errors import ConfigError, InputProblems, SourceError, SuiteError
 from pairbench.core.runtime import closing_message
 from pairbench.core.schemas import model_properties
 from pairbench.core.sources import materialise_model, parse_source
 from pairbench.input_check import check_inputs
+from pairbench.stages import validate_config
 from pairbench.study.model_folder import check_model_folder, inspect_model_folder
 from pairbench.study.suite import check_suite, load_suite
 from pairbench.study.tables import nan_note
@@ -548,3 +549,17 @@ def test_the_end_of_a_run_repeats_every_problem_of_a_job_and_the_jobs_warnings(t
         f"(log: {logs / 'score_suite' / 's' / 'm.log'})"
     )
     assert closing_warnings(logs, time.time() + 60) == ""
+
+
+def test_switching_off_a_generated_suite_no_file_defines_is_refused(workdir):
+    base = BASE + "generated_suites:\n  generated-smoke:\n    data: d\n    split: train\n"
+    (workdir / "config.yaml").write_text(base)
+    user = workdir / "off.yaml"
+    user.write_text("generated_suites:\n  generated_smoke:\n    enabled: false\n")
+    config = merged(base, user.read_text())
+    with pytest.raises(ConfigError) as err:
+        validate_config(config, SCHEMAS, [user, "config.yaml"])
+    assert str(err.value) == (
+        f"{user}:3: generated_suites.generated_smoke.enabled: switches off a generated suite that no config file "
+        "defines; the generated suites are: generated-smoke: check the name"
+    )

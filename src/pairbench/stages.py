@@ -121,6 +121,20 @@ def check_stage_names(training: dict, config_files=()) -> None:
             )
 
 
+def check_switched_off_names(generated: dict, config_files=()) -> None:
+    """Stop on ``generated_suites: {<name>: {enabled: false}}`` whose name no config file defines:
+    the block holds nothing else, so it switches off nothing (a misspelt name, most likely)."""
+    defined = [n for n, b in (generated or {}).items() if not (isinstance(b, dict) and set(b) <= {"enabled"})]
+    for name, block in (generated or {}).items():
+        if isinstance(block, dict) and set(block) == {"enabled"}:
+            raise key_error(
+                config_files,
+                ["generated_suites", name, "enabled"],
+                f"switches off a generated suite that no config file defines; the generated suites are: "
+                f"{', '.join(defined) or '(none)'}: check the name",
+            )
+
+
 def validate_config(config: dict, schema_dir, config_files=()) -> dict:
     """The one validation path: renamed keys, the whole config, then each stage's block.
 
@@ -136,6 +150,7 @@ def validate_config(config: dict, schema_dir, config_files=()) -> dict:
     if problems:
         raise InputProblems(problems)
     check_stage_names(config.get("training"), config_files)
+    check_switched_off_names(config.get("generated_suites"), config_files)
     validated_block(config, schema_dir / "config.schema.yaml", (), config_files)
     drop_disabled_stages(config)
     for stage in STAGES.values():
