@@ -173,6 +173,24 @@ def test_softmax_over_one_logit_is_refused_at_load_and_in_the_job(tmp_path, monk
     assert 0 < frame["score"][0] < 1
 
 
+def test_a_label_on_a_one_logit_cross_encoder_is_refused_at_load_and_in_the_job(
+    tmp_path, monkeypatch, tiny_models, causal
+):
+    folder = tiny_models["cross"]
+    lines = load_problems(tmp_path, monkeypatch, f"    kind: cross\n    source: path:{folder}\n    label: entailment\n")
+    assert lines == [
+        f"config.yaml:5: models.m.label: 'entailment', but the model in {folder} has one output (a single "
+        "similarity logit), no labels to choose from; remove `label:` (it is read for multi-label models such as "
+        "NLI cross-encoders)"
+    ]
+    with pytest.raises(ConfigError, match=r"^models\.m\.label: 'entailment', but the model in .* has one output"):
+        score(tmp_path, folder, {"kind": "cross", "label": "entailment"})
+    # A one-logit model whose config.json does not tell (a causal LM saved as a CrossEncoder): the job.
+    with pytest.raises(ConfigError, match=r"^models\.m\.label: 'entailment', but this cross-encoder has one output"):
+        score(tmp_path, causal["st"], {"kind": "cross", "label": "entailment"})
+    assert not list(tmp_path.glob("*.parquet*"))
+
+
 # ---------------------------------------------------------------------------------------------
 # Braces in a sentence never touch the template
 # ---------------------------------------------------------------------------------------------

@@ -231,6 +231,14 @@ def check_model_folder(folder, declared: str | None, *, key: str, settings: dict
     return folder_type
 
 
+def one_logit_label(label: str, where: str) -> str:
+    """What is wrong with ``label:`` on a model with one logit: there is no label to pick."""
+    return (
+        f"{label!r}, but {where} has one output (a single similarity logit), no labels to choose from; "
+        "remove `label:` (it is read for multi-label models such as NLI cross-encoders)"
+    )
+
+
 class FolderSettingError(ConfigError):
     """A model setting that its folder's files contradict; ``setting`` names the key (for its line)."""
 
@@ -277,7 +285,7 @@ def embedding_dimension(folder) -> int | None:
 def check_folder_settings(folder, block: dict, *, key: str) -> None:
     """Stop on a scoring setting that the model in ``folder`` cannot honour, read from its files:
     ``truncate_dim`` above its embedding width, ``causal_lm:`` on a folder that holds no causal LM,
-    ``normalise: softmax`` over a one-logit head. Runs at load (local folders) and in the scoring job."""
+    ``normalise: softmax`` or ``label:`` over a one-logit head. Runs at load (local folders) and in the scoring job."""
     folder = Path(folder)
     modules = _json(folder / "modules.json")
     config = _json(_transformer_dir(folder, modules) / "config.json") or {}
@@ -302,6 +310,12 @@ def check_folder_settings(folder, block: dict, *, key: str) -> None:
         )
     labels = len(config.get("id2label") or {}) or config.get("num_labels") or 1
     one_logit = block.get("causal_lm") or any(a.endswith("ForSequenceClassification") for a in architectures)
+    if block.get("label") and one_logit and labels == 1:
+        raise FolderSettingError(
+            key,
+            "label",
+            one_logit_label(block["label"], f"the model in {folder}"),
+        )
     if block.get("normalise") == "softmax" and one_logit and labels == 1:
         raise FolderSettingError(
             key,

@@ -45,6 +45,7 @@ from pairbench.core import runtime
 from pairbench.core.errors import ConfigError, PairbenchError
 from pairbench.study import forms
 from pairbench.study.kinds import ScoringSettings  # noqa: F401 (the settings every scorer takes)
+from pairbench.study.model_folder import one_logit_label
 from pairbench.study.onnx_runtime import load_exported
 from pairbench.study.similarity import cosine_rows, similarity_for
 
@@ -333,6 +334,8 @@ def fill_template(template: str, query: str, document: str) -> str:
 
 def _label_index(model, label: str | None, key: str) -> int:
     if model.num_labels == 1:
+        if label is not None:
+            raise ConfigError(f"models.{key}.label: {one_logit_label(label, 'this cross-encoder')}")
         return 0
     id2label = {int(i): str(name) for i, name in model.config.id2label.items()}
     if label is None:
