@@ -53,14 +53,8 @@ BI_FORMS = {
     "dim128": {"truncate_dim": 128},
     "dim64": {"truncate_dim": 64},
 }
-CROSS_FORMS = {
-    "fp32": {},
-    "bf16": {"dtype": "bfloat16"},
-    "onnx": {"backend": "onnx"},
-    "onnx-int8": {"backend": "onnx", "onnx_quantization": "dynamic-int8"},
-    "openvino": {"backend": "openvino"},
-    "openvino-int8": {"backend": "openvino", "onnx_quantization": "dynamic-int8"},
-}
+# Cross-encoders: the forms of the network (an embedding's forms do not apply).
+CROSS_FORMS = {name: BI_FORMS[name] for name in ("fp32", "bf16", "onnx", "onnx-int8", "openvino", "openvino-int8")}
 # ONNX fp32 against the torch fp32 reference (absolute, on cosines and logits).
 ONNX_FP32_TOLERANCE = 1e-5
 LIBRARY_NA = (
