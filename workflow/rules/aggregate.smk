@@ -8,8 +8,10 @@ from pairbench.study.report_tables import enable_report_figures, stage_table_pag
 SMOKE_MODELS = smoke_trained(PLANS)
 # Every table a stage writes, as a page in the report (rule stage_table_page; final_targets).
 STAGE_TABLE_PAGES = stage_table_pages(PLANS)
-# The report's first page shows the forest plot itself (workflow/report/workflow.rst).
-enable_report_figures()
+# The report's first page shows the forest plot itself (workflow/report/workflow.rst): the
+# directive it needs is added to docutils only for a report build, never for a run.
+if any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv):
+    enable_report_figures()
 
 
 localrules:
