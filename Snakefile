@@ -83,7 +83,7 @@ rule all:
 onsuccess:
     _said = closing_warnings("results/logs", RUN_STARTED)
     if _said:
-        print("\n" + _said)
+        print(f"\n{_said}")
     print(
         "\npairbench: all done. Look first at the report: snakemake --report results/report.html"
         "\n  tables:  results/tables/   figures: results/figures/   logs: results/logs/"
