@@ -54,6 +54,7 @@ from pathlib import Path
 
 import torch
 from scoring_forms import bench_bi, bench_cross
+from scoring_gpu import bench_limits
 from scoring_tiny_kinds import bench_causal_lm, bench_multi_vector, bench_sparse
 
 from pairbench.study.kinds import KINDS
@@ -141,6 +142,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--device", default="cpu", help="where both sides run: cpu, cuda, cuda:1, ...")
     parser.add_argument("--pairs-file", default=None, help="a TSV of sentence1, sentence2 to score instead")
     parser.add_argument("--export-pairs", default=None, help="write the pairs to this TSV and stop")
+    parser.add_argument(
+        "--limits", action="store_true", help="also the library's best batch size and the forward's limit"
+    )
     parser.add_argument("--out", default=str(REPO / "results/bench/scoring.json"))
     args = parser.parse_args(argv)
     args.forms = [f for f in args.forms.split(",") if f]
@@ -173,6 +177,8 @@ def main(argv=None) -> dict:
     }
     for kind in args.kinds:
         results[kind] = KIND_BENCHES[kind](args, s1, s2)
+    if args.limits:  # bench/scoring_gpu.py: how far both are from the hardware
+        results["limits"] = bench_limits(args, s1, s2)
     # The machine's load while it ran: other work slows a call on all threads more than one-thread batches.
     results["load_average_1min"] = {"start": load_start, "end": round(os.getloadavg()[0], 2)}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

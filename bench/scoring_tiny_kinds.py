@@ -96,7 +96,15 @@ def bench_multi_vector(args, s1, s2) -> dict:
 
 def library_forward(model, texts: list[str], batch_size: int) -> np.ndarray:
     """What ``CrossEncoder.predict`` runs, for single texts (``predict`` takes pairs only): batches in
-    input order through the model's ``preprocess`` and forward, all threads on each."""
+    input order through the model's ``preprocess`` and forward, all threads on each. A text over the
+    model's ``max_seq_length`` stops it: ``preprocess`` would cut its end, the answer position the
+    score is read at, where pairbench refuses such a pair (docs/results.md, "The causal-LM reranker")."""
+    lengths = [len(ids) for ids in model.tokenizer(texts)["input_ids"]]
+    if model.max_seq_length and max(lengths, default=0) > model.max_seq_length:
+        i = int(np.argmax(lengths))
+        raise SystemExit(
+            f"text {i} is {lengths[i]} tokens, over the model's {model.max_seq_length}: its end would be cut"
+        )
     out = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch_size):

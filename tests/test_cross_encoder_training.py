@@ -453,7 +453,7 @@ def test_both_orders_evaluator_reports_nan_for_constant_scores(tiny, monkeypatch
     # the evaluator scores as the study does: every logit the same constant
     monkeypatch.setattr(
         "pairbench.study.scoring.cross_logits",
-        lambda model, s1, s2, batch_size=32, template=None: np.full((len(s1), 1), 2.2),
+        lambda model, s1, s2, batch_size=32, template=None, plan=None: np.full((len(s1), 1), 2.2),
     )
     metrics = correlation_evaluator(s1, s2, y, name="dev", batch_size=8, both_orders=True)(model)
     assert set(metrics) == {"dev_pearson", "dev_spearman"}

@@ -144,6 +144,7 @@ def test_cost_table_values_by_hand(tmp_path):
         "quantize": None,
         "backend": None,
         "onnx_quantization": None,
+        "peak_gpu_mb": None,  # scored off CUDA
     }
     old = table.row(1, named=True)
     assert old["n_pairs"] == 2 and old["seconds"] is None and old["pairs_per_second"] is None

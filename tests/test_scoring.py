@@ -194,19 +194,21 @@ def test_batches_side_by_side_on_cpu_threads_give_the_one_thread_result(tiny_mod
 
 @pytest.mark.parametrize("kind", ["bi", "cross"])
 def test_accelerator_path_queues_batches_and_gives_the_cpu_result(tiny_models, kind, monkeypatch):
-    """On an accelerator batches are sorted by characters and each output is copied back one batch
-    later; run on the CPU here, that path gives the CPU path's numbers (other batches, so within
-    float rounding)."""
+    """On an accelerator with ``batch_tokens: null`` batches are sorted by characters and each output
+    is copied back one batch later; run on the CPU here, that path gives the CPU path's numbers
+    (other batches, so within float rounding). The token-budget engine: tests/test_device_batches.py."""
     from pairbench.study import scoring
+    from pairbench.study.device_batches import DevicePlan
 
     suite = load_suite(SUITE)
     s1, s2 = suite["sentence1"].to_list()[:40], suite["sentence2"].to_list()[:40]
     settings = ScoringSettings(kind=kind, batch_size=4)
     model = (load_bi_encoder if kind == "bi" else load_cross_encoder)(tiny_models[kind], settings, "cpu")
+    rows = DevicePlan(batch_tokens=None)
     if kind == "bi":
-        run = lambda: scoring.encode_sentences(model, s1 + s2, batch_size=4)  # noqa: E731
+        run = lambda: scoring.encode_sentences(model, s1 + s2, batch_size=4, plan=rows)  # noqa: E731
     else:
-        run = lambda: scoring.cross_logits(model, s1, s2, batch_size=4)  # noqa: E731
+        run = lambda: scoring.cross_logits(model, s1, s2, batch_size=4, plan=rows)  # noqa: E731
     on_cpu = run()
     launched = []
     monkeypatch.setattr(scoring, "_on_accelerator", lambda model: True)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pairbench.core import gpus
 from pairbench.core.errors import PairbenchError
 
 log = logging.getLogger("pairbench")
@@ -178,7 +179,9 @@ def configure_threads(threads: int | None) -> None:
 def select_device(requested: str | None = None, key: str = "device") -> str:
     """``auto`` picks CUDA when visible (SLURM sets CUDA_VISIBLE_DEVICES for GPU jobs), else CPU.
 
-    A device asked for by name that this torch cannot use stops with one line naming ``key``.
+    ``auto`` or ``cuda`` with several GPUs visible (and no SLURM) gives the job a device of its own,
+    ``cuda:<i>`` (:func:`pairbench.core.gpus.job_gpu`, a lock file per device; docs/gpu.md). A
+    device asked for by name that this torch cannot use stops with one line naming ``key``.
     """
     import torch
 
@@ -202,9 +205,9 @@ def select_device(requested: str | None = None, key: str = "device") -> str:
             )
         if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
             raise PairbenchError(f"{key}: 'mps', but this torch sees no Apple GPU; set `device: auto` or `device: cpu`")
-        return requested
+        return gpus.job_gpu(tell) if requested == "cuda" else requested
     if torch.cuda.is_available():
-        return "cuda"
+        return gpus.job_gpu(tell)
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         return "mps"
     return "cpu"

@@ -9,7 +9,9 @@ each chunk of pairs: ``scorer(s1, s2) -> (raw, score, normalisation)``. It keeps
 - ``loading_seconds``: seconds spent loading the model, ``None`` when the model is loaded inside
   each call (then the scoring time includes loading, which the shard says);
 - ``streamed``: False for a scorer that must see all the pairs of its job in one call;
-- ``metadata()``: extra shard metadata of the kind (e.g. a sparse model's active dimensions).
+- ``metadata()``: extra shard metadata of the kind (e.g. a sparse model's active dimensions); on
+  CUDA also the job's peak GPU memory ``peak_gpu_mb`` and the batches split after running out of
+  it, ``oom_splits`` (``plan``: :class:`pairbench.study.device_batches.DevicePlan`).
 
 Before its first chunk a scorer whose form needs it is calibrated on sentences of the whole
 suite (``calibrates``, ``calibrate``: int8 / uint8 ranges, :mod:`pairbench.study.similarity`), and
@@ -25,6 +27,7 @@ import time
 import numpy as np
 
 from pairbench.core.errors import ConfigError
+from pairbench.study import device_batches
 from pairbench.study.forms import exported_metadata, is_exported
 from pairbench.study.model_folder import check_model_folder
 from pairbench.study.scoring import (
@@ -34,6 +37,7 @@ from pairbench.study.scoring import (
     load_cross_encoder,
     score_bi_chunk,
     score_cross,
+    settings_plan,
 )
 from pairbench.study.scoring_causal import load_causal_reranker
 from pairbench.study.similarity import similarity_for
@@ -52,6 +56,8 @@ class ChunkScorer:
     def __init__(self, model_dir, settings, device: str, key: str = "?"):
         self.model_dir, self.settings, self.device, self.key = model_dir, settings, device, key
         self.encoded = 0
+        self.plan = settings_plan(settings, key)
+        device_batches.reset_peak(device)
         start = time.perf_counter()
         self.model = self.load()
         self.loading_seconds: float | None = None if self.loads_in_call else time.perf_counter() - start
@@ -63,7 +69,11 @@ class ChunkScorer:
         raise NotImplementedError
 
     def metadata(self) -> dict:
-        return {}
+        return self.device_metadata()
+
+    def device_metadata(self) -> dict:
+        """``peak_gpu_mb`` and ``oom_splits`` on CUDA, nothing elsewhere."""
+        return device_batches.device_metadata(self.device, self.plan)
 
     def close(self) -> None:
         pass
@@ -94,7 +104,7 @@ class BiEncoderScorer(ChunkScorer):
         model = load_bi_encoder(self.model_dir, self.settings, self.device, key=self.key)
         if self.settings.truncate_dim:
             # The width its files did not say (pairbench.study.model_folder), from one sentence.
-            width = encode_sentences(model, ["width"], batch_size=1, prompt=self.settings.prompt).shape[1]
+            width = encode_sentences(model, ["width"], 1, self.settings.prompt, self.plan).shape[1]
             if width < self.settings.truncate_dim:
                 raise ConfigError(
                     f"models.{self.key}.truncate_dim: {self.settings.truncate_dim} is above the model's {width} "
@@ -110,18 +120,20 @@ class BiEncoderScorer(ChunkScorer):
         """int8 / uint8 ranges from the embeddings of ``texts`` (kept in the store for the chunks)."""
         new = self.store.missing(texts)
         if new:
-            self.store.put(new, encode_sentences(self.model, new, self.settings.batch_size, self.settings.prompt))
+            encoded = encode_sentences(self.model, new, self.settings.batch_size, self.settings.prompt, self.plan)
+            self.store.put(new, encoded)
             self.encoded += len(new)
         self.similarity.calibrate(self.store.get(texts), how)
 
     def __call__(self, s1, s2):
         before = len(self.store)
-        cos = score_bi_chunk(self.model, self.store, s1, s2, self.settings, self.similarity)
+        cos = score_bi_chunk(self.model, self.store, s1, s2, self.settings, self.similarity, self.plan)
         self.encoded += len(self.store) - before
         return cos, cos.copy(), self.similarity.description
 
     def metadata(self) -> dict:
-        return exported_metadata(self.model)  # an exported backend's runtime, export and int8 settings
+        # an exported backend's runtime, export and int8 settings
+        return {**exported_metadata(self.model), **self.device_metadata()}
 
     def close(self) -> None:
         self.store.close()
@@ -156,10 +168,10 @@ class CrossEncoderScorer(ChunkScorer):
 
     def __call__(self, s1, s2):
         self.encoded += len(s1) * (2 if self.settings.both_orders else 1)
-        return score_cross(self.model, s1, s2, self.settings, key=self.key)
+        return score_cross(self.model, s1, s2, self.settings, key=self.key, plan=self.plan)
 
     def metadata(self) -> dict:
-        return exported_metadata(self.model)
+        return {**exported_metadata(self.model), **self.device_metadata()}
 
 
 class CallScorer(ChunkScorer):

@@ -2,8 +2,10 @@
 
 - ``cost`` (table): one row per model, from its shard's metadata: ``model, kind, device, dtype,
   batch_size, threads, n_pairs, seconds, pairs_per_second, load_seconds, truncate_dim, quantize,
-  backend, onnx_quantization`` (the last four: the model's deployed form, docs/deployed_forms.md;
-  empty where unset). ``seconds`` is the
+  backend, onnx_quantization, peak_gpu_mb`` (truncate_dim to onnx_quantization: the model's
+  deployed form, docs/deployed_forms.md, empty where unset; ``peak_gpu_mb``: the scoring job's peak
+  GPU memory, ``torch.cuda.max_memory_allocated`` with the weights, empty off CUDA,
+  docs/gpu.md). ``seconds`` is the
   scoring time with model loading excluded (``load_seconds``), summed over part jobs;
   ``pairs_per_second = n_pairs / seconds``. A ``celi`` model is loaded by its scorer inside the
   call: its seconds include loading and its ``load_seconds`` is empty. A frozen-feature model (kind ``frozen_features``) scores from
@@ -53,6 +55,8 @@ COST_COLUMNS = {
     "quantize": pl.String,
     "backend": pl.String,
     "onnx_quantization": pl.String,
+    # The job's peak GPU memory in MiB (weights included); empty for a job that ran off CUDA.
+    "peak_gpu_mb": pl.Float64,
 }
 
 
@@ -89,6 +93,7 @@ def cost_row(path: str | os.PathLike) -> dict:
         "quantize": meta.get("quantize") or None,
         "backend": meta.get("backend") or None,
         "onnx_quantization": meta.get("onnx_quantization") or None,
+        "peak_gpu_mb": _number(meta, "peak_gpu_mb"),
     }
 
 

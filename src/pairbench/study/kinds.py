@@ -87,7 +87,7 @@ KINDS: dict[str, ModelKind] = {
             f"{_CHUNKS}:BiEncoderScorer",
             "bi",
             "#1f77b4",
-            (*COMMON_SETTINGS, "prompt", *EMBEDDING_FORM_SETTINGS),
+            (*COMMON_SETTINGS, "batch_tokens", "prompt", *EMBEDDING_FORM_SETTINGS),
             "bi-encoder scored by cosine",
             holds=("bi", "encoder", "masked_lm"),
             refused="point `source:` at a sentence-transformers model or a transformers encoder",
@@ -98,7 +98,15 @@ KINDS: dict[str, ModelKind] = {
             f"{_CHUNKS}:CrossEncoderScorer",
             "cross",
             "#d62728",
-            (*COMMON_SETTINGS, "normalise", "label", "both_orders", "causal_lm", *NETWORK_FORM_SETTINGS),
+            (
+                *COMMON_SETTINGS,
+                "batch_tokens",
+                "normalise",
+                "label",
+                "both_orders",
+                "causal_lm",
+                *NETWORK_FORM_SETTINGS,
+            ),
             "cross-encoder (a classification head, or a causal LM's yes/no logits)",
             holds=("cross", "causal_lm"),
             refused=_CROSS_REFUSED,
@@ -186,6 +194,7 @@ class ScoringSettings:
 
     kind: str
     batch_size: int = _schema_default("batch_size")
+    batch_tokens: int | None = _schema_default("batch_tokens")  # on an accelerator (study.device_batches)
     max_length: int | None = _schema_default("max_length")
     normalise: str = _schema_default("normalise")
     label: str | None = _schema_default("label")

@@ -6,7 +6,10 @@ with N threads, N batches run side by side on one thread each (see :func:`_forwa
 and each distinct sentence of a suite is encoded once. Everything runs under
 ``torch.inference_mode``. ``bench/bench_scoring.py`` measures the result against
 sentence-transformers (``docs/results.md``, which also records what was tried and not kept:
-``torch.compile`` and batches grown to a token budget, neither faster on CPU).
+``torch.compile`` and batches grown to a token budget, neither faster on CPU). On an accelerator
+(CUDA) the batches go through :mod:`pairbench.study.device_batches` instead: a token budget per
+batch (``batch_tokens``), tokenization in worker threads ahead of the forward, pinned memory and
+batches split in two when they run out of GPU memory (``docs/gpu.md``).
 
 Memory does not grow with the suite: the scoring job reads it in chunks of pairs
 (``scoring.chunk_pairs``) and a bi-encoder keeps each distinct sentence's embedding in an
@@ -43,7 +46,9 @@ import torch
 
 from pairbench.core import runtime
 from pairbench.core.errors import ConfigError, PairbenchError
-from pairbench.study import forms
+from pairbench.study import device_batches, forms
+from pairbench.study.device_batches import DevicePlan
+from pairbench.study.device_batches import queued_batches as _queued_batches
 from pairbench.study.kinds import ScoringSettings  # noqa: F401 (the settings every scorer takes)
 from pairbench.study.model_folder import one_logit_label
 from pairbench.study.onnx_runtime import load_exported
@@ -73,6 +78,17 @@ def _sort_lengths(model, texts, pairs=None) -> np.ndarray:
         return _token_lengths(model.tokenizer, texts, pairs=pairs, max_length=model.max_seq_length)
     sizes = (len(t) for t in texts) if pairs is None else (len(a) + len(b) for a, b in zip(texts, pairs))
     return np.fromiter(sizes, dtype=np.int64, count=len(texts))
+
+
+def _batches(model, texts, pairs, batch_size: int, plan: DevicePlan) -> list[np.ndarray]:
+    """Length-sorted batches: ``batch_size`` rows on a CPU; on an accelerator with a token budget
+    (``batch_tokens``), as many rows as fit in it, sorted by tokens."""
+    if _on_accelerator(model) and plan.batch_tokens:
+        lengths = device_batches.token_counts(model.tokenizer, texts, pairs, model.max_seq_length)
+        if lengths is None:  # a tokenizer without a fast backend
+            lengths = _token_lengths(model.tokenizer, texts, pairs=pairs, max_length=model.max_seq_length)
+        return device_batches.token_budget_batches(lengths, plan.batch_tokens)
+    return _length_sorted_batches(_sort_lengths(model, texts, pairs=pairs), batch_size)
 
 
 def _length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
@@ -134,7 +150,9 @@ def load_cross_encoder(model_dir: str | Path, settings: ScoringSettings, device:
     return model
 
 
-def _forward_batches(model, batches: list[np.ndarray], inputs_of, output_of) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def _forward_batches(
+    model, batches: list[np.ndarray], inputs_of, output_of, plan: DevicePlan | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """``(indices, output)`` of each batch, in order: ``output_of(model(features))`` as a numpy array.
 
     On a CPU with N torch threads, N batches run side by side on one thread each: small
@@ -152,9 +170,12 @@ def _forward_batches(model, batches: list[np.ndarray], inputs_of, output_of) -> 
         return {k: (v.to(model.device) if isinstance(v, torch.Tensor) else v) for k, v in features.items()}
 
     if _on_accelerator(model):
-        yield from _queued_batches(
-            batches, features_of, lambda features: _forward_on_device(model, features, output_of)
-        )
+        plan = plan or DevicePlan()
+        if plan.batch_tokens:
+            yield from device_batches.run_batches(model, batches, inputs_of, output_of, plan)
+            return
+        # batch_tokens null: batch_size rows sorted by characters, each batch tokenized here
+        yield from _queued_batches(batches, lambda idx: (idx, features_of(idx)), _launcher(model, output_of, plan))
         return
     workers = torch.get_num_threads()
     if workers <= 1 or len(batches) <= 1:
@@ -182,19 +203,13 @@ def _forward_on_device(model, features, output_of):
         return output_of(model(features)).float()
 
 
-def _queued_batches(batches: list[np.ndarray], features_of, launch) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """On an accelerator a forward pass is queued, not waited for: the next batch is tokenized while
-    it runs, and its output is copied back one batch later (as sentence-transformers' ``encode``
-    keeps its outputs on the device). Waiting for each batch left the GPU idle while the CPU
-    tokenized (``docs/results.md``, GPU section)."""
-    queued = None
-    for idx in batches:
-        output = launch(features_of(idx))
-        if queued is not None:
-            yield queued[0], queued[1].cpu().numpy()
-        queued = (idx, output)
-    if queued is not None:
-        yield queued[0], queued[1].cpu().numpy()
+def _launcher(model, output_of, plan: DevicePlan):
+    """A batch's forward on the accelerator, split in two when it runs out of memory."""
+
+    def forward(m, features, out):
+        return _forward_on_device(m, features, out)
+
+    return lambda batch: device_batches.launch(model, batch[1], output_of, len(batch[0]), plan, forward=forward)
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
@@ -209,17 +224,20 @@ def _batch_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
-def encode_sentences(model, texts: list[str], batch_size: int = 32, prompt: str | None = None) -> np.ndarray:
-    """Embed ``texts`` with a SentenceTransformer in token-length-sorted batches; float32 array."""
+def encode_sentences(
+    model, texts: list[str], batch_size: int = 32, prompt: str | None = None, plan: DevicePlan | None = None
+) -> np.ndarray:
+    """Embed ``texts`` with a SentenceTransformer in token-length-sorted batches; float32 array.
+    ``plan``: batching on an accelerator (:class:`pairbench.study.device_batches.DevicePlan`)."""
     _check_texts(texts, "encode_sentences")
     if not texts:
         return np.zeros((0, model.get_sentence_embedding_dimension() or 0), dtype=np.float32)
     prompted = [prompt + t for t in texts] if prompt else list(texts)
-    lengths = _sort_lengths(model, prompted)
-    batches = _length_sorted_batches(lengths, batch_size)
+    plan = plan or DevicePlan()
+    batches = _batches(model, prompted, None, batch_size, plan)
     out: np.ndarray | None = None
     for idx, emb in _forward_batches(
-        model, batches, lambda idx: [prompted[i] for i in idx], lambda output: output["sentence_embedding"]
+        model, batches, lambda idx: [prompted[i] for i in idx], lambda output: output["sentence_embedding"], plan
     ):
         if out is None:
             out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
@@ -272,26 +290,45 @@ class EmbeddingStore:
 
 
 def score_bi_chunk(
-    model, store: EmbeddingStore, s1: list[str], s2: list[str], settings: ScoringSettings, similarity=cosine_rows
+    model,
+    store: EmbeddingStore,
+    s1: list[str],
+    s2: list[str],
+    settings: ScoringSettings,
+    similarity=cosine_rows,
+    plan: DevicePlan | None = None,
 ) -> np.ndarray:
     """Similarity (cosine unless the form quantises) of one chunk of pairs; sentences not in
     ``store`` are encoded and added to it."""
     new = store.missing([*s1, *s2])
     if new:
-        store.put(new, encode_sentences(model, new, batch_size=settings.batch_size, prompt=settings.prompt))
+        plan = plan or settings_plan(settings)
+        store.put(new, encode_sentences(model, new, settings.batch_size, settings.prompt, plan))
     return similarity(store.get(s1), store.get(s2))
+
+
+def settings_plan(settings: ScoringSettings, key: str = "?") -> DevicePlan:
+    """The accelerator batching of a model's settings (``batch_tokens``)."""
+    return DevicePlan(key=key, batch_tokens=getattr(settings, "batch_tokens", device_batches.DEFAULT_BATCH_TOKENS))
 
 
 def score_bi(model, s1: list[str], s2: list[str], settings: ScoringSettings) -> tuple[np.ndarray, str]:
     """Similarity of the embeddings (:class:`pairbench.study.similarity.Similarity`); each distinct sentence is encoded once."""
     distinct = list(dict.fromkeys([*s1, *s2]))
     position = {text: i for i, text in enumerate(distinct)}
-    emb = encode_sentences(model, distinct, batch_size=settings.batch_size, prompt=settings.prompt)
+    emb = encode_sentences(model, distinct, settings.batch_size, settings.prompt, settings_plan(settings))
     similarity = similarity_for(settings)
     return similarity(emb[[position[t] for t in s1]], emb[[position[t] for t in s2]]), similarity.description
 
 
-def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32, template: str | None = None) -> np.ndarray:
+def cross_logits(
+    model,
+    s1: list[str],
+    s2: list[str],
+    batch_size: int = 32,
+    template: str | None = None,
+    plan: DevicePlan | None = None,
+) -> np.ndarray:
     """The cross-encoder's logits before any activation, shape (n_pairs, num_labels), float64.
 
     ``template``: each pair is read as one text, the template with ``{query}`` and ``{document}``
@@ -299,6 +336,7 @@ def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32, temp
     """
     _check_texts(s1, "cross-encoder sentence1")
     _check_texts(s2, "cross-encoder sentence2")
+    plan = plan or DevicePlan()
     if template:
         texts = [fill_template(template, a, b) for a, b in zip(s1, s2)]
         lengths = _token_lengths(model.tokenizer, texts)
@@ -312,15 +350,18 @@ def cross_logits(model, s1: list[str], s2: list[str], batch_size: int = 32, temp
         def inputs_of(idx):
             return [texts[i] for i in idx]
 
+        if _on_accelerator(model) and plan.batch_tokens:
+            batches = device_batches.token_budget_batches(lengths, plan.batch_tokens)
+        else:
+            batches = _length_sorted_batches(lengths, batch_size)
     else:
-        lengths = _sort_lengths(model, s1, pairs=s2)
+        batches = _batches(model, s1, s2, batch_size, plan)
 
         def inputs_of(idx):
             return [(s1[i], s2[i]) for i in idx]
 
-    batches = _length_sorted_batches(lengths, batch_size)
     out = np.empty((len(s1), model.num_labels), dtype=np.float64)
-    for idx, scores in _forward_batches(model, batches, inputs_of, lambda output: output["scores"]):
+    for idx, scores in _forward_batches(model, batches, inputs_of, lambda output: output["scores"], plan):
         out[idx] = scores.reshape(len(idx), -1)
     return out
 
@@ -378,17 +419,20 @@ def normalise_logits(
     return raw, score.astype(np.float64), normalise
 
 
-def score_cross(model, s1, s2, settings: ScoringSettings, key: str = "?") -> tuple[np.ndarray, np.ndarray, str]:
+def score_cross(
+    model, s1, s2, settings: ScoringSettings, key: str = "?", plan: DevicePlan | None = None
+) -> tuple[np.ndarray, np.ndarray, str]:
     """``raw`` and normalised ``score``; with ``both_orders`` each is the mean over (a, b) and (b, a)."""
     index = _label_index(model, settings.label, key)
     activation = getattr(model, "activation_fn", None)
     template = (settings.causal_lm or {}).get("template")
-    logits = cross_logits(model, s1, s2, batch_size=settings.batch_size, template=template)
+    plan = plan or settings_plan(settings, key)
+    logits = cross_logits(model, s1, s2, batch_size=settings.batch_size, template=template, plan=plan)
     raw, score, how = normalise_logits(logits, index, settings.normalise, activation)
     if settings.both_orders:
         # A cross-encoder reads the pair as one sequence, so its score depends on the order; a
         # model trained on both orders (training.cross_encoder `score_both_orders`) is scored so.
-        swapped = cross_logits(model, s2, s1, batch_size=settings.batch_size, template=template)
+        swapped = cross_logits(model, s2, s1, batch_size=settings.batch_size, template=template, plan=plan)
         raw_ba, score_ba, _ = normalise_logits(swapped, index, settings.normalise, activation)
         raw, score, how = (raw + raw_ba) / 2, (score + score_ba) / 2, f"{how}, mean of both orders"
     if logits.shape[1] > 1:

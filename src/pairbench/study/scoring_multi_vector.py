@@ -10,7 +10,9 @@ sentence2 as a document (``encode_document``); the library's ``similarity_pairwi
   lengths (in [-1, 1] for the usual normalised token vectors).
 
 ``both_orders: true``: each is the mean of the two directions, (sentence1 as query, sentence2 as
-document) and (sentence2 as query, sentence1 as document). PyLate folders load as they are.
+document) and (sentence2 as query, sentence1 as document). PyLate folders load as they are. On a
+GPU a call that runs out of memory is made again in two halves
+(:func:`pairbench.study.device_batches.split_on_oom`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import torch
 
 from pairbench.study.chunk_scorers import ChunkScorer
+from pairbench.study.device_batches import split_on_oom
 from pairbench.study.scoring import load_embedder
 
 
@@ -32,7 +35,12 @@ class MultiVectorScorer(ChunkScorer):
     def _encode(self, texts: list[str], task: str) -> list[torch.Tensor]:
         distinct = list(dict.fromkeys(texts))
         encode = self.model.encode_query if task == "query" else self.model.encode_document
-        emb = encode(distinct, batch_size=self.settings.batch_size, show_progress_bar=False)
+        emb = split_on_oom(
+            lambda items: list(encode(items, batch_size=self.settings.batch_size, show_progress_bar=False)),
+            distinct,
+            self.plan,
+            self.device,
+        )
         self.encoded += len(distinct)
         row = {text: i for i, text in enumerate(distinct)}
         return [emb[row[t]] for t in texts]

@@ -7,6 +7,8 @@ SPLADE: ``similarity_fn_name`` saved with the model). The pairs of a chunk are e
 :data:`GROUP_PAIRS` (a vocabulary-wide vector per sentence), each distinct sentence of a group once.
 The shard records the mean number of active (non-zero) dimensions per encoded sentence,
 ``mean_active_dims`` (the library's ``sparsity``), and their sum ``active_dims`` (summed over part jobs).
+On a GPU a group that runs out of memory is encoded again in two halves
+(:func:`pairbench.study.device_batches.split_on_oom`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 import torch
 
 from pairbench.study.chunk_scorers import ChunkScorer
+from pairbench.study.device_batches import split_on_oom
 from pairbench.study.scoring import load_embedder
 
 GROUP_PAIRS = 256
@@ -33,14 +36,18 @@ class SparseEncoderScorer(ChunkScorer):
 
     def _encode(self, texts: list[str], task: str) -> tuple[torch.Tensor, dict[str, int]]:
         distinct = list(dict.fromkeys(texts))
-        encode = self.model.encode_query if task == "query" else self.model.encode_document
-        emb = encode(
-            distinct,
-            batch_size=self.settings.batch_size,
-            convert_to_tensor=True,
-            convert_to_sparse_tensor=False,
-            show_progress_bar=False,
-        )
+        library_encode = self.model.encode_query if task == "query" else self.model.encode_document
+
+        def encode(items):
+            return library_encode(
+                items,
+                batch_size=self.settings.batch_size,
+                convert_to_tensor=True,
+                convert_to_sparse_tensor=False,
+                show_progress_bar=False,
+            )
+
+        emb = split_on_oom(encode, distinct, self.plan, self.device)
         self.encoded += len(distinct)
         self.active_dims += float((emb != 0).sum())
         return emb, {text: i for i, text in enumerate(distinct)}
@@ -58,4 +65,4 @@ class SparseEncoderScorer(ChunkScorer):
 
     def metadata(self) -> dict:
         mean = self.active_dims / self.encoded if self.encoded else 0.0
-        return {"active_dims": f"{self.active_dims:.0f}", "mean_active_dims": f"{mean:.3f}"}
+        return {"active_dims": f"{self.active_dims:.0f}", "mean_active_dims": f"{mean:.3f}", **self.device_metadata()}

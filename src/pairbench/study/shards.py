@@ -148,6 +148,9 @@ def gather_shards(parts, path: str | os.PathLike) -> dict[str, str]:
             total = sum(float(m[key]) for m in metas)
             counts = ("pairs", "sentences_encoded", "active_dims", "pairs_edit_beyond_max_length")
             merged[key] = str(int(total)) if key in counts else f"{total:.6f}"
+    if all("peak_gpu_mb" in m for m in metas):  # jobs on CUDA: the largest part's peak
+        merged["peak_gpu_mb"] = f"{max(float(m['peak_gpu_mb']) for m in metas):.1f}"
+        merged["oom_splits"] = str(sum(int(m.get("oom_splits") or 0) for m in metas))
     if "active_dims" in merged and float(merged.get("sentences_encoded") or 0):
         # a sparse model's mean active dimensions per sentence, over all the parts
         merged["mean_active_dims"] = f"{float(merged['active_dims']) / float(merged['sentences_encoded']):.3f}"
