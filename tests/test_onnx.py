@@ -149,6 +149,19 @@ def test_the_manifest_and_the_shard_record_the_export_and_its_int8_settings(tmp_
     assert frame.height == len(load_suite(SUITE)) and frame["score"].is_finite().all()
 
 
+def test_fp32_exports_fuse_attention_and_the_shard_says_what_fused(tiny_exports):
+    for name in ("bi", "cross"):
+        fusion = json.loads((tiny_exports[name] / forms.EXPORT_MANIFEST).read_text())["attention_fusion"]
+        assert fusion["applied"] is True and fusion["max_abs_difference"] <= FP32_TOLERANCE
+        assert fusion["operators"]["Attention"] == fusion["rewrites"]["attention"] == 2  # one per layer
+        assert fusion["operators"]["SkipLayerNormalization"] >= 2
+    settings = ScoringSettings(kind="cross", backend="onnx")
+    recorded = load_cross_encoder(tiny_exports["cross"], settings, "cpu").export_metadata()["export"]
+    assert recorded["fused_operators"]["Attention"] == 2
+    int8 = json.loads((tiny_exports["bi-int8"] / forms.EXPORT_MANIFEST).read_text())
+    assert "attention_fusion" not in int8  # int8 is quantised from the graph before it (MatMul per channel)
+
+
 def test_a_shard_scored_with_backend_onnx_equals_the_torch_shard(tmp_path, tiny_models, tiny_exports):
     ours, meta = shard(tmp_path, tiny_exports["bi"], "onnx", backend="onnx")
     theirs, _ = shard(tmp_path, tiny_models["bi"], "torch", dtype="float32")

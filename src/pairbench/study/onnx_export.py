@@ -16,6 +16,9 @@ Then:
    :data:`FP32_TOLERANCE` apart, or the rule stops); the manifest records the difference.
 3. ``onnx_quantization: dynamic-int8``: ``onnxruntime.quantization.quantize_dynamic`` with
    :data:`INT8_SETTINGS` (per channel, MatMul only, int8 weights), saved as ``onnx/model_qint8.onnx``.
+4. Otherwise, for ``backend: onnx``, onnxscript's ONNX Runtime fusions (:func:`_fuse_attention`) fuse
+   each layer's attention into one ``com.microsoft.Attention``, which ONNX Runtime's optimiser does
+   not recognise in the dynamo graph; kept only within :data:`FP32_TOLERANCE` of torch.
 
 The folder also holds the model's tokenizer (saved with its ``model_max_length`` set to the
 model's ``max_seq_length``), its small configuration files (no weights) and ``pairbench_export.json``
@@ -52,6 +55,7 @@ INT8_SETTINGS = {
 }
 EXPORTER = "torch.onnx.export(dynamo=True), batch and sequence dynamic"
 OUTPUTS = {"bi": "sentence_embedding", "cross": "scores"}
+OPTIMIZER = "bert, opt_level 0; fp32 onnx: onnxscript ort_fusions (Attention)"
 # Weights are not copied from the source folder: the graph holds them.
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".ot", ".onnx", ".xml", ".ckpt")
 PROBE_SENTENCES = (
@@ -69,7 +73,7 @@ PROBE_SENTENCES = (
 def export_recipe(block: dict) -> dict:
     """What an export of ``block`` depends on besides the model folder (the rule's params: a change
     exports again)."""
-    recipe = {"exporter": EXPORTER, "output": OUTPUTS.get(block.get("kind"), "?"), "optimizer": "bert, opt_level 0"}
+    recipe = {"exporter": EXPORTER, "output": OUTPUTS.get(block.get("kind"), "?"), "optimizer": OPTIMIZER}
     if block.get("onnx_quantization") == "dynamic-int8":
         recipe["quantization"] = INT8_SETTINGS
     return recipe
@@ -104,6 +108,10 @@ def export_onnx(model_dir, out_dir, block: dict, *, key: str = "?") -> dict:
         _quantise(tmp / ONNX_FILE, tmp / INT8_FILE)
         manifest.update(file=INT8_FILE, quantization=INT8_SETTINGS)
         manifest["fidelity"]["int8"] = _int8_fidelity(_run(tmp / INT8_FILE, probe, backend), expected, kind)
+    elif backend == "onnx":
+        manifest["attention_fusion"] = _fuse_attention(tmp / ONNX_FILE, probe, expected)
+        if manifest["attention_fusion"]["applied"]:
+            manifest["fidelity"]["fp32_max_abs_difference"] = manifest["attention_fusion"]["max_abs_difference"]
     _save_folder_files(model, model_dir, tmp)
     manifest["files"] = {name: (tmp / name).stat().st_size for name in (ONNX_FILE, manifest["file"])}
     manifest["export_seconds"] = round(time.perf_counter() - started, 2)
@@ -216,6 +224,34 @@ def _optimise(path: Path, probe: dict, expected: np.ndarray, backend: str) -> di
         return {"applied": False, "operators": statistics, "why": f"max difference {difference:.2e} to torch"}
     fused_path.replace(path)
     return {"applied": True, "operators": statistics}
+
+
+def _fuse_attention(path: Path, probe: dict, expected: np.ndarray) -> dict:
+    """onnxscript's ONNX Runtime fusions (``ort_fusions.optimize_for_ort``): attention into
+    ``com.microsoft.Attention``, SkipLayerNormalization, BiasGelu. Float32 ONNX Runtime only (the int8
+    graph is quantised before, OpenVINO reads the plain graph); kept if still within
+    :data:`FP32_TOLERANCE` of torch."""
+    from collections import Counter
+
+    import onnx_ir as ir
+    from onnxscript.rewriter.ort_fusions import optimize_for_ort
+
+    fused_path = path.with_name("model_attention.onnx")
+    try:
+        graph, rewrites = optimize_for_ort(ir.load(str(path)))
+        ir.save(graph, str(fused_path))
+        difference = _max_difference(_run(fused_path, probe, "onnx"), expected)
+    except Exception as err:  # the fusion is an extra: the graph before it stands without it
+        log.warning("onnxscript's ONNX Runtime fusions failed (%s: %s); the graph is kept", type(err).__name__, err)
+        fused_path.unlink(missing_ok=True)
+        return {"applied": False, "why": f"{type(err).__name__}: {err}"}
+    ops = Counter(node.op_type for node in graph.graph if node.domain == "com.microsoft")
+    out = {"rewrites": {k: int(n) for k, n in rewrites.items() if n}, "operators": dict(sorted(ops.items()))}
+    if difference > FP32_TOLERANCE:
+        fused_path.unlink()
+        return {"applied": False, **out, "why": f"max difference {difference:.2e} to torch"}
+    fused_path.replace(path)
+    return {"applied": True, **out, "max_abs_difference": difference}
 
 
 def _quantise(source: Path, target: Path) -> None:

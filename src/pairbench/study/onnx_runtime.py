@@ -142,11 +142,20 @@ class ExportedModel:
                 k: self.manifest.get(k)
                 for k in ("form", "file", "exporter", "opset", "source_fingerprint", "fidelity", "export_seconds")
             }
-            | {"fused_operators": (self.manifest.get("optimizer") or {}).get("operators", {})},
+            | {"fused_operators": _fused_operators(self.manifest)},
         }
         if self.manifest.get("quantization"):
             out["onnx_quantization_settings"] = self.manifest["quantization"]
         return out
+
+
+def _fused_operators(manifest: dict) -> dict:
+    """Operators fused into the scored graph: ONNX Runtime's optimiser's, then (float32 ONNX Runtime)
+    onnxscript's attention fusion, which replaces the graph's operators with its own count."""
+    attention = manifest.get("attention_fusion") or {}
+    if attention.get("applied"):
+        return dict(attention.get("operators", {}))
+    return dict((manifest.get("optimizer") or {}).get("operators", {}))
 
 
 class ExportedBiEncoder(ExportedModel):
