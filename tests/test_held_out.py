@@ -1,0 +1,235 @@
+"""bench/held_out.py: the held-out reading (a pair valid when both readers accept it, Wilson
+intervals, Cohen's kappa, the pairs read invalid with their rule), the blind sample's draw and
+the coverage count, on hand-made files; and the held-out paraphrase set's own shape."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import math
+
+import pytest
+import yaml
+
+from conftest import REPO
+
+spec = importlib.util.spec_from_file_location("held_out", REPO / "bench" / "held_out.py")
+held_out = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(held_out)
+
+# item, source, category, rule, reader 1, reader 2 (hand-made: no generated pair is read here)
+ITEMS = [
+    ("h0001", "stsb-test", "negation", "negation:do_support", "yes", "yes"),
+    ("h0002", "stsb-test", "negation", "negation:insert_not", "yes", "no"),
+    ("h0003", "held-out-styles", "negation", "negation:do_support", "yes", "yes"),
+    ("h0004", "held-out-styles", "temporal", "temporal:after", "no", "no"),
+    ("h0005", "held-out-styles", "temporal", "temporal:before", "no", "yes"),
+    ("h0006", "stsb-test", "hedging", "hedging:add_may", "yes", "yes"),
+]
+
+
+def _sentences(n: int) -> tuple[str, str]:
+    return f"The clerk filed form {n} on time.", f"The clerk did not file form {n} on time."
+
+
+def _files(tmp_path, second=None):
+    """blind, key and the two graded copies; ``second`` overrides reader 2's rows."""
+    blind, key, graded = [], [], {1: [], 2: []}
+    for n, (item, source, category, rule, r1, r2) in enumerate(ITEMS):
+        s1, s2 = _sentences(n)
+        row = {"item": item, "category": category, "sentence1": s1, "sentence2": s2}
+        blind.append(row)
+        key.append({"item": item, "source": source, "rule": rule, "anchor": f"a{n:05d}", "pair_id": f"p{n}"})
+        graded[1].append({**row, "valid": r1, "note": ""})
+        graded[2].append({**row, "valid": r2, "note": "result before its cause" if r2 == "no" else ""})
+    paths = {name: tmp_path / f"{name}.tsv" for name in ("blind", "key", "reader1", "reader2")}
+    held_out.write_tsv(paths["blind"], held_out.BLIND_COLUMNS, blind)
+    held_out.write_tsv(paths["key"], held_out.KEY_COLUMNS, key)
+    held_out.write_tsv(paths["reader1"], held_out.GRADED_COLUMNS, graded[1])
+    held_out.write_tsv(paths["reader2"], held_out.GRADED_COLUMNS, second if second is not None else graded[2])
+    return paths
+
+
+def _wilson(valid, n, z=1.959963984540054):
+    """The Wilson score interval by its formula (independent of scipy)."""
+    p, d = valid / n, 1 + z * z / n
+    centre, half = (p + z * z / (2 * n)) / d, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def test_a_pair_is_valid_only_when_both_readers_accept_it(tmp_path):
+    p = _files(tmp_path)
+    result = held_out.score(p["blind"], p["key"], p["reader1"], p["reader2"])
+    table = result["table"]
+    assert (table["negation"]["all"]["read"], table["negation"]["all"]["valid"]) == (3, 2)
+    assert (table["negation"]["stsb-test"]["read"], table["negation"]["stsb-test"]["valid"]) == (2, 1)
+    assert (table["negation"]["held-out-styles"]["read"], table["negation"]["held-out-styles"]["valid"]) == (1, 1)
+    assert (table["temporal"]["all"]["read"], table["temporal"]["all"]["valid"]) == (2, 0)  # one yes is not enough
+    assert (table["all"]["stsb-test"]["valid"], table["all"]["held-out-styles"]["valid"]) == (2, 1)
+    assert (table["all"]["all"]["read"], table["all"]["all"]["valid"], table["all"]["all"]["share"]) == (6, 3, 0.5)
+    assert [bad["item"] for bad in result["invalid"]] == ["h0002", "h0004", "h0005"]
+    h0005 = result["invalid"][2]
+    assert (h0005["rule"], h0005["source"], h0005["reader1"], h0005["reader2"]) == (
+        "temporal:before",
+        "held-out-styles",
+        "no",
+        "yes",
+    )
+    assert result["invalid"][1]["notes"] == ["result before its cause"]
+
+
+def test_wilson_intervals_match_their_formula(tmp_path):
+    p = _files(tmp_path)
+    table = held_out.score(p["blind"], p["key"], p["reader1"], p["reader2"])["table"]
+    negation, styles = table["negation"]["all"], table["all"]["held-out-styles"]
+    assert (negation["low"], negation["high"]) == pytest.approx((0.2077, 0.9385), abs=1e-3)  # 2 of 3
+    assert (styles["low"], styles["high"]) == pytest.approx((0.0615, 0.7923), abs=1e-3)  # 1 of 3
+    for category, row in table.items():
+        for source, t in row.items():
+            assert (t["low"], t["high"]) == pytest.approx(_wilson(t["valid"], t["read"]), abs=1e-3), (category, source)
+    assert (table["temporal"]["all"]["low"], table["temporal"]["all"]["high"]) == pytest.approx((0.0, 0.6576), abs=1e-3)
+
+
+def test_cohen_kappa_of_the_two_readers(tmp_path):
+    p = _files(tmp_path)
+    agreement = held_out.score(p["blind"], p["key"], p["reader1"], p["reader2"])["agreement"]
+    # reader 1 yes 4/6, reader 2 yes 4/6; agree on 4 of 6: (4/6 - 20/36) / (1 - 20/36) = 0.25
+    assert (agreement["agreed"], agreement["read"]) == (4, 6)
+    assert agreement["cohen_kappa"] == pytest.approx(0.25, abs=1e-9)
+    assert held_out.cohen_kappa([True, True, False], [True, True, False]) == pytest.approx(1.0)
+    assert held_out.cohen_kappa([True, False], [False, True]) == pytest.approx(-1.0)
+    assert held_out.cohen_kappa([True, True], [True, True]) is None  # chance agreement 1: undefined
+
+
+def test_run_score_writes_the_reading_and_names_the_invalid_pairs_by_rule(tmp_path):
+    p = _files(tmp_path)
+    out = tmp_path / "reading.json"
+    text = held_out.run_score("2026-11-28", p["blind"], p["key"], p["reader1"], p["reader2"], out)
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["table"]["all"]["all"]["valid"] == 3 and written["agreement"]["cohen_kappa"] == pytest.approx(0.25)
+    assert "| negation | 100% (1/1; 0.21-1.00) | 50% (1/2; 0.09-0.91) | 67% (2/3; 0.21-0.94) |" in text
+    assert "readers agree on 4 of 6 items; Cohen's kappa 0.250" in text
+    assert "3 pair(s) read invalid" in text
+    s1, s2 = _sentences(3)
+    assert (
+        f'h0004 held-out-styles temporal:after a00003 (reader1 no, reader2 no: result before its cause): "{s1}" -> "{s2}"'
+        in text
+    )
+
+
+def _rows(path):
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda rows: rows[3].update(valid="maybe"), "reader2.tsv, line 5: valid is 'maybe'; write yes or no"),
+        (lambda rows: rows.pop(), "reader2.tsv: 1 item(s) of the blind file not graded, e.g. h0006"),
+        (lambda rows: rows[0].update(item="h9999"), "reader2.tsv, line 2: item 'h9999' is not in the blind file"),
+        (lambda rows: rows[1].update(sentence2="Edited."), "reader2.tsv, line 3: item h0002's sentences are not"),
+    ],
+)
+def test_a_graded_copy_that_is_not_the_blind_files_stops_in_one_line(tmp_path, change, message):
+    p = _files(tmp_path)
+    rows = _rows(p["reader2"])
+    change(rows)
+    held_out.write_tsv(p["reader2"], held_out.GRADED_COLUMNS, rows)
+    with pytest.raises(held_out.HeldOutError) as err:
+        held_out.score(p["blind"], p["key"], p["reader1"], p["reader2"])
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert held_out.main(["score", *(f"--{k}={v}" for k, v in p.items()), f"--out={tmp_path / 'o.json'}"]) == 2
+
+
+def test_a_graded_copy_that_is_not_there_is_named(tmp_path):
+    p = _files(tmp_path)
+    p["reader2"].unlink()
+    with pytest.raises(held_out.HeldOutError, match=r"reader2\.tsv: no such graded file; copy the blind file"):
+        held_out.score(p["blind"], p["key"], p["reader1"], p["reader2"])
+
+
+def test_a_key_that_is_not_the_blind_files_is_named(tmp_path):
+    p = _files(tmp_path)
+    rows = _rows(p["key"])[:-1]
+    held_out.write_tsv(p["key"], held_out.KEY_COLUMNS, rows)
+    with pytest.raises(held_out.HeldOutError, match=r"key\.tsv does not hold the items of .*blind\.tsv"):
+        held_out.score(p["blind"], p["key"], p["reader1"], p["reader2"])
+
+
+def _suite_rows(prefix, counts):
+    """Suite rows (pair_id, category, sentence1, sentence2, anchor, rule): counts[c] pairs of c."""
+    rows = []
+    for category, n in counts.items():
+        for i in range(n):
+            anchor = f"a{i:05d}"
+            rows.append(
+                (f"{prefix}-{anchor}-{category}", category, f"{prefix} {i}.", f"{prefix} {i}?", anchor, f"{category}:x")
+            )
+    return rows
+
+
+def test_the_blind_draw_caps_each_category_per_source_hides_the_key_and_repeats():
+    suites = {
+        "stsb-test": _suite_rows("s", {"negation": 30, "temporal": 3, "positive_control": 25}),
+        "held-out-styles": _suite_rows("h", {"negation": 5, "temporal": 22}),
+    }
+    blind, key = held_out.draw(suites, per_category=20, seed=7)
+    assert [tuple(row) for row in blind[:1]] == [held_out.BLIND_COLUMNS]
+    assert [tuple(row) for row in key[:1]] == [held_out.KEY_COLUMNS]
+    drawn = {}
+    for b, k in zip(blind, key, strict=True):
+        assert b["item"] == k["item"] and k["pair_id"].endswith(b["category"])
+        drawn[(k["source"], b["category"])] = drawn.get((k["source"], b["category"]), 0) + 1
+    assert drawn == {
+        ("stsb-test", "negation"): 20,
+        ("stsb-test", "temporal"): 3,
+        ("stsb-test", "positive_control"): 20,
+        ("held-out-styles", "negation"): 5,
+        ("held-out-styles", "temporal"): 20,
+    }
+    assert len({k["pair_id"] for k in key}) == len(key) == 68
+    assert [b["item"] for b in blind] == [f"h{n:04d}" for n in range(1, 69)]
+    sources = [k["source"] for k in key]
+    assert sources != sorted(sources) and sources != sorted(sources, reverse=True)  # shuffled together
+    assert held_out.draw(suites, per_category=20, seed=7) == (blind, key)
+    assert held_out.draw(suites, per_category=20, seed=8) != (blind, key)
+
+
+def test_coverage_counts_anchors_with_a_pair_and_those_the_anchored_table_reads():
+    rows = _suite_rows("s", {"positive_control": 3, "negation": 5, "temporal": 1})
+    rows.append(("s-a00009-negation", "negation", "x.", "y.", "a00009", "negation:x"))  # anchor 9: no control
+    summary = {"suite": "g", "source": {"all.tsv": "0" * 64}, "suite_sha256": "1" * 64, "n_anchors": 10}
+    result = held_out.coverage_of(summary, rows)
+    assert result["n_anchors_with_control"] == 3 and result["pairs"] == 10
+    assert result["categories"]["negation"] == {"pairs": 6, "anchors": 6, "share_of_anchors": 0.6, "anchored": 3}
+    assert result["categories"]["temporal"] == {"pairs": 1, "anchors": 1, "share_of_anchors": 0.1, "anchored": 1}
+    assert result["categories"]["positive_control"]["anchored"] == 3
+
+
+def test_the_held_out_set_is_written_paraphrases_in_its_own_styles():
+    folder = REPO / "resources" / "paraphrases" / "held-out-styles"
+    rows = _rows(folder / "all.tsv")
+    assert len(rows) == 300 and list(rows[0]) == ["sentence1", "sentence2", "score"]
+    assert {r["score"] for r in rows} == {"4", "5"} and sum(r["score"] == "5" for r in rows) == 289
+    assert all(8 <= len(r["sentence1"].split()) <= 30 and r["sentence1"] != r["sentence2"] for r in rows)
+    assert len({r["sentence1"] for r in rows}) == 300
+    tuning = {r["sentence1"] for r in _rows(REPO / "resources" / "paraphrases" / "mixed-prose" / "all.tsv")}
+    assert not tuning & {r["sentence1"] for r in rows}
+    assert "must never be used to tune a rule" in (folder / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_held_out_config_filters_as_the_tuning_configs_do():
+    config = yaml.safe_load((REPO / held_out.CONFIG).read_text(encoding="utf-8"))
+    suites = config["generated_suites"]
+    assert set(suites) == set(held_out.SOURCES.values())
+    tuning = yaml.safe_load((REPO / "bench/configs/generated-stsb.yaml").read_text(encoding="utf-8"))
+    stsb, test = tuning["generated_suites"]["generated-stsb"], suites["generated-held-out-stsb-test"]
+    assert test["split"] == "test" and stsb["split"] == ["train", "dev"]
+    assert config["datasets"][test["data"]] == tuning["datasets"][stsb["data"]]
+    for key in ("score_max", "min_score", "control_min_score", "seed"):
+        assert test[key] == stsb[key], key
+    styles = suites["generated-held-out-styles"]
+    assert config["datasets"][styles["data"]]["source"] == "path:resources/paraphrases/held-out-styles"
+    assert (styles["min_score"], styles["control_min_score"]) == (4.0, 5)
