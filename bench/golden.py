@@ -6,7 +6,7 @@ where it exists) are generated in a temporary folder with their config block and
 the ``generate_suite`` rule makes them, and compared with ``tests/golden/``:
 
 - ``{suite}.json``: the sha256 of the suite TSV and of its audit sample, the pairs per category,
-  the refusal counts per category and reason (the card's reason strings serve as ids), the
+  the refusal counts per category and registry id (``generated_suites/registry/``), the
   sha256 of every source file read and the parser's and libraries' versions;
 - ``{suite}.pairs.tsv``: one line per pair (anchor, category, rule, the first 16 hex digits of the
   sha1 of its two sentences), so a moved digest names the pairs added, removed or changed.
@@ -160,15 +160,27 @@ def count_changes(label: str, old: dict, new: dict) -> list[str]:
     ]
 
 
+def by_id(was: dict, now: dict) -> dict:
+    """Stored refusal counts of one category keyed by registry id: a key that is a registered
+    reason (a golden file written before refusals had ids) is read as that reason's id."""
+    from pairbench.generated_suites.registry import by_reason
+
+    ids, mapped = by_reason(), Counter()
+    for key, n in was.items():
+        mapped[key if key in now or key not in ids else ids[key]] += n
+    return dict(mapped)
+
+
 def refusal_changes(old: dict, new: dict) -> list[str]:
-    """Changed refusal counts by category and reason; a category whose counts are the same
-    numbers under other reasons (ids renamed, no refusal moved) says so."""
+    """Changed refusal counts by category and id; a category whose counts are the same
+    numbers under other ids (ids renamed, no refusal moved) says so."""
     lines = []
     for category in sorted(old.keys() | new.keys()):
-        was, now = old.get(category, {}), new.get(category, {})
+        now = new.get(category, {})
+        was = by_id(old.get(category, {}), now)
         changes = count_changes(f"refusals {category} /", was, now)
         if changes and sorted(was.values()) == sorted(now.values()):
-            lines.append(f"refusals {category}: the same counts under other reasons (renamed ids?)")
+            lines.append(f"refusals {category}: the same counts under other ids (renamed ids?)")
         lines.extend(changes)
     return lines
 

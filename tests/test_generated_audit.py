@@ -137,7 +137,7 @@ def test_graded_file_gives_precision_and_drops_a_rule(tmp_path):
     suite = load_suite(path2)
     assert "hedging" not in set(suite["category"])
     dropped_pairs = sum(r[1] == "hedging" for r in generated.rows)
-    assert generated2.refusals["hedging"]["audit"] == dropped_pairs
+    assert generated2.refusals["hedging"]["check.audit"] == dropped_pairs
     card = card_payload("s", generated2, _settings(), source={}, nlp=nlp)
     md = card_markdown(card)
     assert "## Audit" in md and "| hedging | " in md and "precision_low" in md

@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO
 from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites import generate as gen
+from pairbench.generated_suites import registry
 from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
 from pairbench.generated_suites.edits import Made
 from pairbench.generated_suites.vetoes import anchor_veto, changed, fragment_veto, pair_veto, paraphrase_veto
@@ -106,7 +107,7 @@ PARAPHRASES = [
      "sentence count differs"),
     ("A man is playing a guitar.", "He is playing a guitar.", None),
     ('"The gloves are off," said official Rob Neill.', 'Official Rob Neill said: "The gloves are off.',
-     "the paraphrase is no fluent sentence where the anchor is (has an unbalanced quote (a fragment))"),
+     "the paraphrase is no fluent sentence where the anchor is (a check of the other paraphrase fails on it alone)"),
     ("I'd offer Iran a deal.", "Chuck I'd offer Iran a deal.", "words added to the other"),
     ("An office with multiple desks and green walls.", "Small office space with bright green walls.",
      "too many content words added or dropped"),
@@ -125,12 +126,12 @@ def nlp():
     "category, anchor, made, rule, expected", PAIRS, ids=[f"{p[0]}-{i}" for i, p in enumerate(PAIRS)]
 )
 def test_pair_veto(nlp, category, anchor, made, rule, expected):
-    assert pair_veto(category, nlp(anchor), anchor, Made(made, rule)) == expected
+    assert registry.reason(pair_veto(category, nlp(anchor), anchor, Made(made, rule))) == expected
 
 
 @pytest.mark.parametrize("a, p, expected", PARAPHRASES, ids=[f"p{i}" for i in range(len(PARAPHRASES))])
 def test_paraphrase_veto(a, p, expected):
-    assert paraphrase_veto(a, p) == expected
+    assert registry.reason(paraphrase_veto(a, p)) == expected
 
 
 def test_changed_span():
@@ -200,7 +201,7 @@ MISSPELT = (
     ],
 )
 def test_fragment_veto(text, expected):
-    assert fragment_veto(text) == expected
+    assert registry.reason(fragment_veto(text)) == expected
 
 
 @pytest.mark.parametrize(
@@ -222,7 +223,7 @@ def test_fragment_veto(text, expected):
 )
 def test_anchor_veto(text, expected):
     """No pair is made from an anchor with a lost word or one cut off at a length (a headline is short)."""
-    assert anchor_veto(text) == expected
+    assert registry.reason(anchor_veto(text)) == expected
 
 
 def _rows(path):

@@ -141,14 +141,10 @@ def wilson(valid: int, audited: int) -> tuple[float, float]:
 
 def precision_table(graded, key: int) -> dict[str, dict]:
     """Per rule (``key=1``) or per category (``key=0``): audited, valid, precision and its interval."""
-    counts: dict[str, list[int]] = {}
-    for item in graded:
-        c = counts.setdefault(item[key], [0, 0])
-        c[0] += 1
-        c[1] += int(item[2])
     table = {}
-    for name in sorted(counts):
-        audited, valid = counts[name]
+    for name in sorted({item[key] for item in graded}):
+        verdicts = [item[2] for item in graded if item[key] == name]
+        audited, valid = len(verdicts), sum(verdicts)
         low, high = wilson(valid, audited)
         table[name] = dict(
             zip(TABLE_COLUMNS, (audited, valid, round(valid / audited, 4), round(low, 4), round(high, 4)))
@@ -181,12 +177,10 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
     if floor is not None:
         dropped = sorted(rule for rule, row in section["per_rule"].items() if row["precision_low"] < floor)
         section["dropped_rules"] = dropped
-        kept = []
         for row in generated.rows:
             if row[5] in dropped:
-                generated.refuse(row[1], "audit")
-            else:
-                kept.append(row)
+                generated.refuse(row[1], "check.audit")
+        kept = [row for row in generated.rows if row[5] not in dropped]
         _check_left(name, floor, section["per_rule"], generated.rows, kept)
         generated.rows = kept
     return section

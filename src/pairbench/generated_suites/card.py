@@ -9,6 +9,7 @@ import numpy as np
 
 from pairbench.core.io import atomic_path, atomic_write_json, atomic_write_text
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES
+from pairbench.generated_suites.registry import reason
 from pairbench.generated_suites.source import plausibility
 
 N_EXAMPLES = 5
@@ -28,12 +29,7 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
     payload = {
         "suite": name,
         "source": {"dataset": settings.data, "splits": settings.split, **source},
-        "filter": {
-            "min_score": settings.min_score,
-            "score_max": settings.score_max,
-            "max_anchors": settings.max_anchors,
-            "seed": settings.seed,
-        },
+        "filter": {key: getattr(settings, key) for key in ("min_score", "score_max", "max_anchors", "seed")},
         "parser": {
             "source": settings.parser,
             "name": f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}",
@@ -49,6 +45,7 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
             c: round(by_category.get(c, 0) / n, 4) if n else 0.0 for c in RULE_CATEGORIES if settings.wants(c)
         },
         "refusals": {c: dict(generated.refusals[c].most_common()) for c in sorted(generated.refusals)},
+        "refusal_reasons": {rid: reason(rid) for rid in sorted({k for r in generated.refusals.values() for k in r})},
         "audit": generated.audit,
         "examples": examples,
         "source_language": generated.source_language,
@@ -81,9 +78,10 @@ def card_markdown(card: dict) -> str:
         lines.append(f"| {category} | {count} | {'' if cov is None else f'{cov:.1%}'} |")
     lines += ["", "## Pairs per rule", "", "| rule | pairs |", "|---|---|"]
     lines += [f"| {rule} | {count} |" for rule, count in card["pairs_per_rule"].items()]
-    lines += ["", "## Anchors refused, by reason", "", "| category | reason | anchors |", "|---|---|---|"]
-    for category, reasons in card["refusals"].items():
-        lines += [f"| {category} | {reason} | {count} |" for reason, count in reasons.items()]
+    lines += ["", "## Anchors refused, by id", "", "| category | id | reason | anchors |", "|---|---|---|---|"]
+    reasons = card.get("refusal_reasons", {})
+    for category, ids in card["refusals"].items():
+        lines += [f"| {category} | `{rid}` | {reasons.get(rid, '')} | {count} |" for rid, count in ids.items()]
     lines += audit_markdown(card.get("audit") or {})
     lines += ["", f"## {N_EXAMPLES} random examples per rule", ""]
     for rule, pairs in card["examples"].items():

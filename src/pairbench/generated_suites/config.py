@@ -53,54 +53,28 @@ def contradictions(block: dict, name: str = "<name>") -> list[tuple[str, str]]:
     Read from the block as written (before defaults): checked when the workflow loads, with every
     other problem, so that no job starts on settings that cannot work.
     """
-    out = []
-    min_score, score_max = block.get("min_score"), block.get("score_max")
+    out, min_score, score_max = [], block.get("min_score"), block.get("score_max")
     if isinstance(min_score, (int, float)) and not isinstance(min_score, bool):
         if score_max is None:
-            out.append(
-                (
-                    "min_score",
-                    f"{min_score:g} is set but score_max is not; give score_max (1 or 5, the "
-                    "label scale of the data) so that min_score reads on it, or remove min_score",
-                )
-            )
+            why = "is set but score_max is not; give score_max (1 or 5, the label scale of the data) so that min_score"
+            out.append(("min_score", f"{min_score:g} {why} reads on it, or remove min_score"))
         elif isinstance(score_max, (int, float)) and min_score > score_max:
-            out.append(
-                (
-                    "min_score",
-                    f"{min_score:g} is above score_max {score_max:g}: no pair could be kept; "
-                    f"give a min_score between 0 and {score_max:g}",
-                )
-            )
+            why = f"is above score_max {score_max:g}: no pair could be kept; give a min_score between 0 and"
+            out.append(("min_score", f"{min_score:g} {why} {score_max:g}"))
     out += _control_contradictions(block)
     audit = block.get("audit")
     if isinstance(audit, dict) and audit.get("min_precision") is not None and not audit.get("graded"):
-        out.append(
-            (
-                "audit.min_precision",
-                f"{audit['min_precision']} is set but audit.graded is not, so no rule could be dropped; grade "
-                f"{suite_path(name).replace('.tsv', '.audit-sample.tsv')} (`valid` yes/no) and set audit.graded "
-                "to the graded copy's path, or remove min_precision",
-            )
-        )
+        sample = suite_path(name).replace(".tsv", ".audit-sample.tsv")
+        why = f"is set but audit.graded is not, so no rule could be dropped; grade {sample} (`valid` yes/no)"
+        why += " and set audit.graded to the graded copy's path, or remove min_precision"
+        out.append(("audit.min_precision", f"{audit['min_precision']} {why}"))
     categories = block.get("categories")
-    if isinstance(categories, list) and categories:
-        if "positive_control" not in categories:
-            out.append(
-                (
-                    "categories",
-                    "has no positive_control: every statistic compares a category with the "
-                    "positive controls; add positive_control",
-                )
-            )
-        if not set(categories) & set(ADVERSARIAL_CATEGORIES):
-            out.append(
-                (
-                    "categories",
-                    f"names no adversarial category ({', '.join(ADVERSARIAL_CATEGORIES)}): the "
-                    "study measures those; add at least one",
-                )
-            )
+    if isinstance(categories, list) and categories and "positive_control" not in categories:
+        why = "every statistic compares a category with the positive controls; add positive_control"
+        out.append(("categories", f"has no positive_control: {why}"))
+    if isinstance(categories, list) and categories and not set(categories) & set(ADVERSARIAL_CATEGORIES):
+        why = f"({', '.join(ADVERSARIAL_CATEGORIES)}): the study measures those; add at least one"
+        out.append(("categories", f"names no adversarial category {why}"))
     return out
 
 
@@ -111,21 +85,11 @@ def _control_contradictions(block: dict) -> list[tuple[str, str]]:
     if score_max is None:
         return [("control_min_score", f"{control:g} is set but score_max is not; give score_max (1 or 5)")]
     if isinstance(score_max, (int, float)) and control > score_max:
-        return [
-            (
-                "control_min_score",
-                f"{control:g} is above score_max {score_max:g}: no anchor would have a positive "
-                f"control; give a value up to {score_max:g}",
-            )
-        ]
+        why = f"is above score_max {score_max:g}: no anchor would have a positive control; give a value up to"
+        return [("control_min_score", f"{control:g} {why} {score_max:g}")]
     if isinstance(min_score, (int, float)) and control < min_score:
-        return [
-            (
-                "control_min_score",
-                f"{control:g} is below min_score {min_score:g}, which already drops those pairs; "
-                f"give a value between {min_score:g} and {score_max:g}, or remove it",
-            )
-        ]
+        why = f"is below min_score {min_score:g}, which already drops those pairs; give a value between"
+        return [("control_min_score", f"{control:g} {why} {min_score:g} and {score_max:g}, or remove it")]
     return []
 
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 
+from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.patterns import matches
 from pairbench.generated_suites.vetoes import fragment_veto
 
 # Nouns that a paraphrase adds or drops without changing what is said: a head that only measures
 # or frames another noun ("a piece of bread", "a set of steps", "close-up image") or a person
 # named by what they are ("a person plays" / "someone is playing").
-LIGHT_NOUNS = {"piece", "bit", "set", "group", "kind", "sort", "type", "lot", "number", "couple", "pair", "side"}
-LIGHT_NOUNS |= {"image", "picture", "photo", "place", "area", "time", "way", "person", "people", "thing", "part"}
-LIGHT_NOUNS |= {"stock", "supply", "amount"}
 CONTENT = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
 
 
@@ -57,15 +56,15 @@ def _modifiers(doc, other, unmatched) -> dict[str, set[str]]:
 def _modifier_added(da, dp, ua, up) -> str | None:
     ma, mp = _modifiers(da, dp, ua), _modifiers(dp, da, up)
     if any(bool(mods) != bool(mp[noun]) for noun, mods in ma.items() if noun in mp):
-        return "a modifier in one sentence only (conditional bail / bail)"
+        return "positive_control.modifier_one_side"
     return None
 
 
 def _noun_dropped(ua, up) -> str | None:
     for lone, other in ((ua, up), (up, ua)):
-        nouns = [t for t in lone if t.pos_ == "NOUN" and t.lemma_.lower() not in LIGHT_NOUNS]
+        nouns = [t for t in lone if t.pos_ == "NOUN" and t.lemma_.lower() not in words("light_nouns")]
         if nouns and not [t for t in other if t.pos_ != "ADV"]:  # "Still, ..." / "But ...": no stand-in
-            return "a noun in one sentence only with nothing in its place (amid election tensions / over election)"
+            return "positive_control.noun_dropped"
     return None
 
 
@@ -81,7 +80,7 @@ def _number_differs(da, dp) -> str | None:
         if any(m == lemma and g != tag and x != text for m, g, x in fp) and not any(
             m == lemma and g == tag for m, g, _ in fp
         ):
-            return "a noun singular in one sentence and plural in the other (the drums / the drum)"
+            return "positive_control.noun_number"
     return None
 
 
@@ -94,7 +93,7 @@ def _degree_differs(da, dp) -> str | None:
             if t.pos_ in ("ADJ", "ADV") and t.lower_ not in words:
                 grown = {t.lower_ + e for e in ("r", "er", "st", "est")} | {t.lower_[:-1] + "ier"}
                 if grown & words:
-                    return "a word in one sentence and its comparative in the other (8 years late / 8 Years Later)"
+                    return "positive_control.comparative"
     return None
 
 
@@ -113,16 +112,8 @@ def _plan(doc) -> bool:
 
 def _stray_possessive(doc) -> bool:
     """ "'s" right before a verb ("Snowden's hits hurdles"), or "it's" for "its" ("with it's
-    tongue hanging out"): no English."""
-    return any(
-        t.lower_ == "'s"
-        and t.i + 1 < len(doc)
-        and (
-            doc[t.i + 1].tag_ in ("VBZ", "VBD") if t.tag_ == "POS" else doc[t.i - 1].lower_ == "it" and t.dep_ == "case"
-        )
-        for t in doc
-        if t.i > 0
-    )
+    tongue hanging out"): no English (the patterns of ``positive_control.stray_possessive``)."""
+    return bool(matches(doc, "positive_control.stray_possessive"))
 
 
 # What a stray possessive looks like before a parse: "it's", or "'s" before a word ending as a
@@ -136,18 +127,72 @@ def other_paraphrase_veto(text: str, nlp) -> str | None:
     ("Snowden's hits hurdles": two readers of three on 2026-11-26)."""
     why = fragment_veto(text)
     if why is None and _MAYBE_STRAY.search(text) and _stray_possessive(nlp(text)):
-        why = "other paraphrase has a stray possessive (Snowden's hits, it's tongue: no English)"
+        why = "negative_control.stray_possessive"
     return why
+
+
+_DEMONSTRATIVE_NUMBER = {"this": "these", "these": "this", "that": "those", "those": "that"}
+
+
+def _form_difference(da, dp) -> str | None:
+    """A demonstrative of another number (these / this), a word split in two (out side / outside; a
+    misspelling is ``vetoes.fragment_veto``'s), a possessive written as a pronoun (your / you), a
+    verb of another tense or aspect with an adverb added (had / have just had), or a qualifier in
+    one sentence only (only, almost, still)."""
+    la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
+    if any(_DEMONSTRATIVE_NUMBER[w] in _demonstratives(dp) - _demonstratives(da) for w in _demonstratives(da)):
+        return "positive_control.demonstrative_number"
+    lone_a = {t.lower_ for t in da if t.is_alpha and len(t) >= 4 and t.lower_ not in lp and t.lemma_.lower() not in lp}
+    lone_p = {t.lower_ for t in dp if t.is_alpha and len(t) >= 4 and t.lower_ not in la and t.lemma_.lower() not in la}
+    joined = {x + y for x, y in zip(lp, lp[1:])} | {x + y for x, y in zip(la, la[1:])}
+    if (lone_a | lone_p) & joined:
+        return "positive_control.split_word"
+    pairs = table("possessive_pronouns")
+    if any(
+        a in pairs and (pairs[a], b) in zip(lp, lp[1:]) and (a, b) not in zip(lp, lp[1:]) for a, b in zip(la, la[1:])
+    ):
+        return "positive_control.possessive_pronoun"
+    if _tense(da) != _tense(dp) and None not in (_tense(da), _tense(dp)) and (_early_adverbs(da) ^ _early_adverbs(dp)):
+        return "positive_control.tense_aspect"
+    if bool(words("control_qualifiers").intersection(la)) != bool(words("control_qualifiers").intersection(lp)):
+        return "positive_control.qualifier_dropped"
+    return None
+
+
+def _demonstratives(doc) -> set[str]:
+    return {t.lower_ for t in doc if t.lower_ in _DEMONSTRATIVE_NUMBER and t.tag_ == "DT"}
+
+
+def _early_adverbs(doc) -> set[str]:
+    """The adverbs before the main verb (have just had, has now passed)."""
+    return {t.lower_ for r in doc if r.dep_ == "ROOT" for t in r.children if t.dep_ == "advmod" and t.i < r.i}
+
+
+def _tense(doc) -> tuple | None:
+    """The main verb's (past, perfect), or None without a finite main verb."""
+    root = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if root is None:
+        return None
+    verbs = [root] + [c for c in root.children if c.dep_ in ("aux", "auxpass")]
+    finite = [t for t in verbs if t.tag_ in ("VBD", "VBZ", "VBP", "MD")]
+    if not finite:
+        return None
+    perfect = root.tag_ == "VBN" and any(c.lemma_ == "have" for c in verbs[1:])
+    return (finite[0].tag_ == "VBD", perfect)
 
 
 def detail_difference(da, dp) -> str | None:
     """Why the parsed (A, P) is no paraphrase after all: a detail added, dropped or changed, or a
     plan told as an event; None when none is found."""
     if _plan(da) != _plan(dp):
-        return "a plan in one sentence and an event in the other (assumes / to take over)"
+        return "positive_control.plan_and_event"
     if _stray_possessive(dp) and not _stray_possessive(da):
-        return "a stray possessive (Snowden's hits, it's tongue: no English)"
+        return "positive_control.stray_possessive"
     ua, up = _unmatched(da, dp), _unmatched(dp, da)  # the words each sentence has and the other lacks
     return (
-        _modifier_added(da, dp, ua, up) or _noun_dropped(ua, up) or _number_differs(da, dp) or _degree_differs(da, dp)
+        _modifier_added(da, dp, ua, up)
+        or _noun_dropped(ua, up)
+        or _number_differs(da, dp)
+        or _degree_differs(da, dp)
+        or _form_difference(da, dp)
     )

@@ -5,15 +5,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lemminflect import getInflection
+from lemminflect import getAllLemmas, getInflection
+
+from pairbench.generated_suites.lexicon import saying, table, words
 
 
 class Refuse(Exception):
-    """A rule is not sure of its output: no pair; ``reason`` is counted in the card."""
+    """A rule is not sure of its output: no pair. ``id`` (a registry id, counted in the card)
+    and ``reason``, its registry reason."""
 
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, rid: str):
+        super().__init__(rid)
+        self.id = rid
+
+    @property
+    def reason(self) -> str:
+        from pairbench.generated_suites.registry import reason
+
+        return reason(self.id)
 
 
 @dataclass(frozen=True)
@@ -22,61 +31,6 @@ class Made:
 
     text: str
     rule: str
-
-
-# Words that make a clause negative besides the `neg` dependent of its verb.
-NEGATIVE_WORDS = {"no", "not", "n't", "never", "nothing", "nobody", "none", "neither", "nor", "nowhere", "cannot"}
-# Words that already make a clause (nearly) negative: a `not` beside them is a double negative.
-NEAR_NEGATIVE_WORDS = {"hardly", "barely", "scarcely", "rarely", "seldom", "without", "nor"}
-# Verbs of saying: in "Y, she said" the claim is Y, not the saying.
-REPORTING_VERBS = {
-    "say",
-    "tell",
-    "report",
-    "announce",
-    "add",
-    "state",
-    "claim",
-    "note",
-    "explain",
-    "write",
-    "insist",
-    "argue",
-    "warn",
-    "confirm",
-    "deny",
-    "predict",
-    "acknowledge",
-    "testify",
-    "declare",
-    "believe",
-    "think",
-    "suggest",
-    "estimate",
-    "admit",
-    "allege",
-    "contend",
-    "conclude",
-    "indicate",
-    "show",
-    "find",
-    "hope",
-    "expect",
-    "fear",
-    "vow",
-    "pledge",
-    "promise",
-    "project",
-    "forecast",
-}
-# Verbs of wishing: a hedge inside what they hope for ("I hope everything may be OK") is no hedge.
-WISHING = {"hope", "wish", "pray", "want"}
-# Words that open a subordinate clause: a verb after one, with no comma between, is not the claim's.
-SUBORDINATORS = {"as", "while", "when", "whereas", "because", "since", "although", "though", "if", "unless"}
-# `n't` contractions whose host changes when the negation goes: ca(n't) -> can, wo(n't) -> will.
-CONTRACTED_HOSTS = {"ca": "can", "wo": "will", "sha": "shall"}
-# Entity types of a name: what a near miss replaces beside, and what keeps its capital when moved.
-NAMED_TYPES = frozenset({"PERSON", "GPE", "LOC", "NORP", "ORG", "FAC", "PRODUCT", "EVENT"})
 
 
 def match_case(new: str, old: str) -> str:
@@ -128,7 +82,7 @@ def claim_clause(doc):
     """The clause that makes the claim: the root, or the reported clause of a verb of saying
     ("Druce will face charges, Conte said" -> "Druce will face charges")."""
     root = single_clause(doc)
-    if root.lemma_.lower() not in REPORTING_VERBS:
+    if root.lemma_.lower() not in saying("claim"):
         return root
     reported = [c for c in root.children if c.dep_ == "ccomp"]
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
@@ -136,16 +90,16 @@ def claim_clause(doc):
         after is not None and after.tag_ in ("VBG", "VB")
     )
     if len(reported) != 1 and missed:
-        raise Refuse("verb of saying whose claim the parse missed (said in a statement that ...)")
-    if len(reported) == 1 and reported[0].lemma_.lower() in REPORTING_VERBS:
-        raise Refuse("a report of a report (stated that he stated: the claim is two clauses down)")
+        raise Refuse("anchor.saying_claim_missed")
+    if len(reported) == 1 and reported[0].lemma_.lower() in saying("claim"):
+        raise Refuse("anchor.report_of_report")
     if len(reported) != 1:
         if root.i > 0 and doc[root.i - 1].dep_ in ("nsubj",) and any(t.text in (",", '"') for t in doc[: root.i]):
-            raise Refuse("reporting clause without its claim parsed (Y, he said)")
+            raise Refuse("anchor.reporting_clause_alone")
         return root
     clause = reported[0]
     if clause.pos_ not in ("VERB", "AUX") or not has_subject(clause):
-        raise Refuse("reported claim without a verb and subject")
+        raise Refuse("anchor.reported_claim_verbless")
     return clause
 
 
@@ -158,16 +112,16 @@ def single_clause(doc):
     """The root of a one-sentence declarative clause with a subject, or refuse."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if len(roots) != 1:
-        raise Refuse("more than one sentence")
+        raise Refuse("anchor.several_sentences")
     if doc.text.rstrip().endswith("?"):
-        raise Refuse("question")
+        raise Refuse("anchor.question")
     root = roots[0]
     if any(t.text in ("The", "A", "An") and t.i > 0 and doc[t.i - 1].is_lower for t in doc):
-        raise Refuse("more than one sentence")  # "... kills himself The son of ...": a missed full stop
+        raise Refuse("anchor.several_sentences")  # "... kills himself The son of ...": a missed full stop
     if root.pos_ not in ("VERB", "AUX"):
-        raise Refuse("no verb at the root (a fragment or headline)")
+        raise Refuse("anchor.verbless_root")
     if not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in root.children):
-        raise Refuse("no subject (imperative or fragment)")
+        raise Refuse("anchor.no_subject")
     return root
 
 
@@ -177,16 +131,14 @@ def clear_scope(doc, root) -> None:
     verb = min([c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i] + [root], key=lambda t: t.i)
     before = doc[verb.i - 1] if verb.i > 0 else None
     if before is not None and before.tag_.startswith("VB") and before.dep_ not in ("aux", "auxpass"):
-        raise Refuse("two verbs in a row (the parse may be wrong)")
+        raise Refuse("anchor.two_verbs_in_a_row")
     if any(c.dep_ == "dep" and c.tag_ in ("VBD", "VBZ", "VBP") for c in root.children):
-        raise Refuse(
-            "a finite verb the parse left unattached (members called to duty stood at: the parse may be wrong)"
-        )
+        raise Refuse("anchor.unattached_finite_verb")
     if (headline(doc) or doc.text.islower()) and _noun_verb_doubt(doc, root, verb):
-        raise Refuse("headline whose verb may be a noun (the parse may be wrong)")
-    lead = [t for t in doc[: verb.i] if t.lower_ in SUBORDINATORS]
+        raise Refuse("anchor.headline_verb_may_be_noun")
+    lead = [t for t in doc[: verb.i] if t.lower_ in words("subordinators")]
     if lead and not any(t.text in (",", ";", ":") for t in doc[lead[-1].i : verb.i]):
-        raise Refuse("a subordinator before the verb (Over 100 dead as typhoon slams: a subordinate clause)")
+        raise Refuse("anchor.subordinator_before_verb")
 
 
 def headline(doc) -> bool:
@@ -230,7 +182,6 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
     the verb ("A dog is running"). The other reading needs the word before the verb to be a verb
     that agrees with a subject before it: "Storm delays start" has none, "Syrian troops push" has
     an adjective there."""
-    from lemminflect import getAllLemmas
 
     def can_be(token, upos, unknown=True):
         lemmas = getAllLemmas(token.lower_)
@@ -286,20 +237,16 @@ def finite_verb(root):
     auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
     finite = auxes[0] if auxes else root
     if finite.tag_ not in ("MD", "VBZ", "VBP", "VBD") or finite.pos_ not in ("VERB", "AUX"):
-        raise Refuse("no finite verb in the main clause")
+        raise Refuse("anchor.no_finite_verb")
     if finite.text.startswith("'") and finite.lower_ not in ("'s", "'re", "'m"):
-        raise Refuse("contracted auxiliary ('d, 'll, 've)")
+        raise Refuse("anchor.contracted_auxiliary")
     return finite, bool(auxes)
 
 
-# Participles a reader expects where lemminflect lists another first ("may have born down").
-PARTICIPLES = {"bear": "borne", "quit": "quit", "wake": "woken", "spit": "spat", "bid": "bid"}
-
-
 def inflect(lemma: str, tag: str) -> str:
-    if tag == "VBN" and lemma in PARTICIPLES:
-        return PARTICIPLES[lemma]
+    if tag == "VBN" and lemma in table("participles"):  # "may have borne", not lemminflect's "born"
+        return table("participles")[lemma]
     forms = getInflection(lemma, tag=tag)
     if not forms:
-        raise Refuse(f"no {tag} form of {lemma!r}")
+        raise Refuse("anchor.no_inflection")
     return forms[0]

@@ -17,7 +17,8 @@ from pairbench.generated_suites.audit import run_audit
 from pairbench.generated_suites.check import check_pair, control_difference
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings
 from pairbench.generated_suites.controls import detail_difference, other_paraphrase_veto
-from pairbench.generated_suites.edits import Refuse, title_case
+from pairbench.generated_suites.edits import Made, Refuse, title_case
+from pairbench.generated_suites.registry import reason
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_clause import negation
 from pairbench.generated_suites.rules_fallback import near_miss_attribute
@@ -64,14 +65,15 @@ class Context:
 @dataclass
 class Generated:
     rows: list = field(default_factory=list)
-    refusals: dict = field(default_factory=dict)  # category -> Counter(reason)
+    refusals: dict = field(default_factory=dict)  # category -> Counter(registry id)
     n_anchors: int = 0
     source_language: dict = field(default_factory=dict)  # pairs checked and refused by language
     audit: dict = field(default_factory=dict)  # the card's audit section (audit.run_audit)
     fallback_rules: set = field(default_factory=set)  # rules that made a pair as a fallback
 
-    def refuse(self, category: str, reason: str) -> None:
-        self.refusals.setdefault(category, Counter())[reason] += 1
+    def refuse(self, category: str, rid: str) -> None:
+        """Count a refusal of ``category`` by its registry id."""
+        self.refusals.setdefault(category, Counter())[rid] += 1
 
 
 def load_parser(folder: str | os.PathLike):
@@ -88,12 +90,12 @@ def apply_rule(category: str, doc, ctx: Context, rule=None):
     unless given) and then its own check."""
     rule = rule or RULES[category]
     if title_case(doc) and not getattr(rule, "reads_title_case", False):
-        raise Refuse("Title-Case headline (the tagger is unreliable there)")
+        raise Refuse("anchor.title_case")
     made = rule(doc, ctx)
     if made.text == doc.text:
-        raise Refuse("no change")
+        raise Refuse("check.no_change")
     if not check_pair(made.rule, doc.text, made.text):
-        raise Refuse("failed its token-diff check")
+        raise Refuse("check.token_diff")
     return made
 
 
@@ -121,15 +123,13 @@ def control_refusal(a: str, p: str) -> str | None:
 
 
 def _without_control(anchors, docs, nlp, settings: SuiteSettings, controls, out: Generated) -> set[int]:
-    """The anchors whose (A, P) is no positive control, each refusal counted by reason: the
+    """The anchors whose (A, P) is no positive control, each refusal counted by id: the
     word checks first, then, for the pairs they pass, the checks on both parses."""
-    whys = {}
-    for i, (a, p) in enumerate(anchors):
-        whys[i] = (
-            f"scored under control_min_score {settings.control_min_score:g} (may add or drop a detail)"
-            if controls is not None and (a, p) not in controls
-            else control_refusal(a, p)
-        )
+    outside = "positive_control.under_control_min_score"  # (A, P) scored under control_min_score
+    whys = {
+        i: outside if controls is not None and pair not in controls else control_refusal(*pair)
+        for i, pair in enumerate(anchors)
+    }
     passed = [i for i, why in whys.items() if why is None]
     for i, paraphrase in zip(passed, nlp.pipe([anchors[i][1] for i in passed], batch_size=64)):
         whys[i] = detail_difference(docs[i], paraphrase)
@@ -139,15 +139,14 @@ def _without_control(anchors, docs, nlp, settings: SuiteSettings, controls, out:
 
 
 def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) -> Generated:
-    """Every pair of the suite, in anchor order then category order; refusals counted by reason.
+    """Every pair of the suite, in anchor order then category order; refusals counted by registry id.
 
     An anchor whose (A, P) is no paraphrase (``control_refusal``) gets no positive control
     (counted under positive_control) and keeps its other pairs: each of them is a valid change of
     its anchor, read by the tables that compare categories; the anchored statistics, which judge a
     change against the anchor's paraphrase, skip it. ``controls`` (the pairs scored at least
     ``control_min_score``; None: every anchor) limits which (A, P) may be controls."""
-    out = Generated()
-    out.n_anchors = len(anchors)
+    out = Generated(n_anchors=len(anchors))
     docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
     no_control = _without_control(anchors, docs, nlp, settings, controls, out)
     ctx = Context(entity_inventory(docs), np.random.default_rng(settings.seed))
@@ -160,7 +159,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
     def add(anchor_id, category, s1, s2, rule, veto=None):
         key = tuple(sorted((s1, s2)))
         if s1 == s2 or key in seen or (category != "positive_control" and key in positives):
-            out.refuse(category, "duplicate of another pair")
+            out.refuse(category, "check.duplicate")
             return
         seen.add(key)
         if veto is not None:
@@ -184,13 +183,13 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
             try:
                 made = apply_rules(category, doc, ctx, out)
             except Refuse as why:
-                out.refuse(category, why.reason)
+                out.refuse(category, why.id)
                 continue
             add(anchor_id, category, a, made.text, made.rule, pair_veto(category, doc, a, made))
         if settings.wants("negative_control") and n > 1:
             other = anchors[(i + shift) % n][1]
             if other.lower() in (a.lower(), p.lower()):
-                out.refuse("negative_control", "other paraphrase equals this one")
+                out.refuse("negative_control", "negative_control.equals_paraphrase")
             elif (why := other_paraphrase_veto(other, nlp)) is not None:
                 out.refuse("negative_control", why)
             else:
@@ -202,13 +201,61 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
         )
     if settings.wants("positive_control") and not any(row[1] == "positive_control" for row in out.rows):
         refused = out.refusals.get("positive_control", Counter()).most_common(3)
-        why = ", ".join(f"{reason} ({k})" for reason, k in refused) or "none made"
+        why = ", ".join(f"{reason(rid)} ({k})" for rid, k in refused) or "none made"
         raise PairbenchError(
             f"generated suite {name!r}: none of its {n} anchor(s) has a positive control (refused: {why}), and every "
             "statistic compares a category with the positive controls; use a larger source of paraphrase pairs "
             "(`data`, `split`)"
         )
     return out
+
+
+# The entity inventory of the rule examples (registry, tests): near_miss draws from entities seen
+# in at least two anchors, so Vladimir Putin (a man) is the only other full name, London the only
+# other city.
+EXAMPLE_INVENTORY = (
+    "Vladimir Putin said he visited London.",
+    "Vladimir Putin met his wife in London.",
+    "Barack Obama said he would visit Paris.",
+    "Barack Obama met his wife in Paris.",
+    # a company, a nationality, a count, an amount and a share for near_miss's other fine types
+    "Microsoft hired 300 German engineers for $500, up 12 percent.",
+    "Microsoft paid 300 German engineers $500, up 12 percent.",
+)
+
+
+_INVENTORIES: dict[int, tuple] = {}
+
+
+def example_context(nlp) -> Context:
+    """The fixed Context of the rule examples: ``EXAMPLE_INVENTORY``'s entities, a fresh seed 0."""
+    if _INVENTORIES.get(id(nlp), (None,))[0] is not nlp:
+        _INVENTORIES[id(nlp)] = (nlp, entity_inventory(list(nlp.pipe(EXAMPLE_INVENTORY))))
+    return Context(_INVENTORIES[id(nlp)][1], np.random.default_rng(0))
+
+
+def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None):
+    """The per-anchor path of ``generate`` for one category: a ``Made`` or the refusal id.
+
+    ``paraphrase`` is the anchor's paraphrase (a positive control: the control checks of
+    (anchor, paraphrase)); for a negative control it is the other anchor's paraphrase."""
+    doc = nlp(anchor)
+    if category == "positive_control":
+        why = control_refusal(anchor, paraphrase) or detail_difference(doc, nlp(paraphrase)) or anchor_veto(anchor)
+        return why or Made(paraphrase, "positive_control:paraphrase")
+    if (flaw := anchor_veto(anchor)) is not None:
+        return flaw
+    if category == "negative_control":
+        if paraphrase.lower() == anchor.lower():
+            return "negative_control.equals_paraphrase"
+        return other_paraphrase_veto(paraphrase, nlp) or Made(paraphrase, "negative_control:other_paraphrase")
+    try:
+        made = apply_rules(category, doc, example_context(nlp), Generated())
+    except Refuse as why:
+        return why.id
+    if made.text == anchor or (paraphrase is not None and made.text == paraphrase):
+        return "check.duplicate"
+    return pair_veto(category, doc, anchor, made) or made
 
 
 def write_suite(generated: Generated, path: str | os.PathLike) -> Path:

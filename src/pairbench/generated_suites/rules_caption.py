@@ -16,9 +16,9 @@ word already.
 
 from __future__ import annotations
 
-from pairbench.generated_suites.edits import NEAR_NEGATIVE_WORDS, NEGATIVE_WORDS, Made, Refuse, rebuild
-from pairbench.generated_suites.rules_clause import SCOPE_QUANTIFIERS
-from pairbench.generated_suites.rules_structure import SYMMETRIC, argument, phrase, plural
+from pairbench.generated_suites.edits import Made, Refuse, rebuild
+from pairbench.generated_suites.lexicon import words
+from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
 # Words the subject of a caption may hold: articles, counts, adjectives, nouns.
 _SUBJECT_TAGS = {"DT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "VBN", "HYPH", "PRP$", "POS", "CC"}
@@ -28,54 +28,54 @@ def _caption_parts(doc):
     """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if len(roots) != 1 or doc.text.rstrip().endswith(("?", "!")):
-        raise Refuse("not a one-sentence caption")
+        raise Refuse("negation.caption_not_one_sentence")
     root = roots[0]
     if root.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in root.children):
         participle = root  # "A passenger train waiting in a station."
         if not any(c.dep_ == "nsubj" for c in root.children):
-            raise Refuse("caption participle without a subject")
+            raise Refuse("negation.caption_without_subject")
     elif root.tag_ in ("NN", "NNS"):
         participle = next((c for c in root.children if c.dep_ == "acl" and c.tag_ == "VBG"), None)
         if participle is None or participle.i != root.i + 1:
-            raise Refuse("no participle right after the caption's noun")
+            raise Refuse("negation.caption_without_participle")
     else:
-        raise Refuse("not a caption fragment")
+        raise Refuse("negation.not_a_caption")
     subject = doc[: participle.i]
     if not subject or subject[-1].tag_ not in ("NN", "NNS") or any(t.tag_ not in _SUBJECT_TAGS for t in subject):
-        raise Refuse("caption subject is not a plain noun phrase")
+        raise Refuse("negation.caption_subject")
     return subject, participle
 
 
 def negation_caption(doc, ctx=None) -> Made:
     """ "A man walking down the stairs." -> "A man not walking down the stairs." """
     subject, participle = _caption_parts(doc)
-    if any(t.lower_ in NEGATIVE_WORDS | NEAR_NEGATIVE_WORDS or t.dep_ == "neg" for t in doc):
-        raise Refuse("other negative words in the sentence")
-    if any(t.lower_ in SCOPE_QUANTIFIERS for t in subject):
-        raise Refuse("quantified subject (some/many ... not does not deny the claim)")
+    if any(t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg" for t in doc):
+        raise Refuse("negation.other_negative_words")
+    if any(t.lower_ in words("scope_quantifiers") for t in subject):
+        raise Refuse("negation.quantified_subject")
     verbs = [t for t in doc if t.pos_ in ("VERB", "AUX") and t.i != participle.i and t.i >= participle.i]
     if any(t.tag_ != "VBN" or t.dep_ != "amod" for t in verbs):
-        raise Refuse("caption with a second verb (the not would cover one of them only)")
+        raise Refuse("negation.caption_second_verb")
     return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:caption_not")
 
 
 def entity_swap_caption(doc, ctx=None) -> Made:
     """ "A woman slicing an onion." -> "An onion slicing a woman." (articles go with their nouns)."""
     subject, participle = _caption_parts(doc)
-    if participle.lemma_.lower() in SYMMETRIC:
-        raise Refuse("symmetric verb (meet, marry, ...)")
+    if participle.lemma_.lower() in words("symmetric_verbs"):
+        raise Refuse("entity_swap.symmetric_verb")
     obj = next((c for c in participle.children if c.dep_ == "dobj"), None)
     if obj is None:
-        raise Refuse("no second argument (object or by-agent)")
+        raise Refuse("entity_swap.no_second_argument")
     thing = argument(obj)
     if any(t.pos_ in ("VERB", "AUX") and t.i > participle.i and t.dep_ != "amod" for t in doc):
-        raise Refuse("caption with a second verb (the swap would cover one of them only)")
+        raise Refuse("entity_swap.caption_second_verb")
     if any(span[0].lower_ not in ("a", "an", "the") for span in (subject, thing)):
-        raise Refuse("caption argument without an article (Man riding a surfboard: the swap reads as broken)")
+        raise Refuse("entity_swap.caption_without_article")
     if plural(subject[-1]) != plural(obj):
-        raise Refuse("arguments differ in number (the verb would disagree)")
+        raise Refuse("entity_swap.number_disagrees")
     if {t.lower_ for t in subject if not t.is_stop} & {t.lower_ for t in thing if not t.is_stop}:
-        raise Refuse("arguments share a word (myanmar government ... myanmar)")
+        raise Refuse("entity_swap.shared_word")
     tokens = [t.text_with_ws for t in doc]
     out = phrase(thing, first=True) + subject[-1].whitespace_ + "".join(tokens[subject.end : thing.start])
     out += phrase(subject, first=False) + thing[-1].whitespace_ + "".join(tokens[thing.end :])

@@ -6,9 +6,6 @@ from __future__ import annotations
 from lemminflect import getAllLemmas, getInflection, getLemma
 
 from pairbench.generated_suites.edits import (
-    CONTRACTED_HOSTS,
-    NEAR_NEGATIVE_WORDS,
-    NEGATIVE_WORDS,
     Made,
     Refuse,
     claim_clause,
@@ -21,115 +18,31 @@ from pairbench.generated_suites.edits import (
     rebuild,
     scare_quoted,
 )
+from pairbench.generated_suites.lexicon import saying, table, words
+from pairbench.generated_suites.patterns import matches
 from pairbench.generated_suites.presuppositions import framed, presupposed
 
-# Verbs with no passive: a bare past form of these in a headline is an active past ("Alleged cop
-# killer died from shot to head"), not a participle with its "was" left out.
-NO_PASSIVE = {"die", "happen", "arrive", "fall", "rise", "occur", "remain", "exist", "go", "come", "appear"}
-NO_PASSIVE |= {"emerge", "collapse", "surge", "soar", "plunge", "drop", "slip", "climb", "jump", "dip", "rally"}
-NO_PASSIVE |= {"tumble", "sink", "return", "resign", "retire", "disappear", "vanish", "erupt", "crash", "derail"}
-NO_PASSIVE |= {"gain", "slide", "sleep", "stand", "sit", "lie", "walk", "run", "speak", "talk", "live", "work"}
-# Adverbs of a move after a bare past form: the verb is active ("Shares closed lower").
-MOVES = {"lower", "higher", "up", "down", "flat", "firmer", "weaker", "stronger", "steady", "mixed"}
 DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
-HEDGE_ADVERBS = {"possibly", "perhaps", "probably", "reportedly", "apparently", "allegedly", "seemingly", "presumably"}
-# Words before a count that make it a bound, not a number of participants.
-APPROXIMATORS = {"as", "up", "least", "more", "over", "nearly", "almost", "about", "around", "some", "only", "just"}
-APPROXIMATORS |= {"fewer", "less", "under", "roughly", "approximately", "than"}
-# Subjects whose negation does not deny the claim ("Some of the flights were not delayed" is true
-# beside "Some of the flights were delayed"): quantifiers, as determiner or partitive, and counts
-# given as bounds (APPROXIMATORS); a plain count is a caption's participants ("Two men are not fighting").
-SCOPE_QUANTIFIERS = {
-    "some",
-    "many",
-    "several",
-    "few",
-    "all",
-    "both",
-    "each",
-    "every",
-    "various",
-    "numerous",
-    "much",
-    "half",
-    "any",
-}
-# Modals of possibility: "may not close" does not deny "may close".
-WEAK_MODALS = {"may", "might", "could"}
-# Words a removed not leaves stranded: "not just X but Y", negative-polarity "any", "ever", "yet".
-NOT_FOCUS = {
-    "just",
-    "only",
-    "merely",
-    "simply",
-    "even",
-    "always",
-    "necessarily",
-    "all",
-    "every",
-    "quite",
-    "exactly",
-    "so",
-    "too",
-    "very",
-}
-POLARITY_ITEMS = {"any", "anyone", "anybody", "anything", "anywhere", "ever", "yet", "either", "whether", "at all"}
-# Certainty adverbs: a hedge beside them contradicts them ("definitely may not").
-CERTAINTY_ADVERBS = {"definitely", "certainly", "surely", "undoubtedly", "clearly", "obviously", "absolutely", "yes"}
-# Participles of reporting or scheduling: "Deaths may have been confirmed", "may have been set for"
-# doubt the report or shift the event, not hedge it.
-REPORTED_PARTICIPLES = {"confirm", "report", "announce", "set", "schedule", "slate", "expect", "plan", "poise"}
-# Adverbs of frequency: "Sometimes I do not" does not deny "Sometimes I do".
-FREQUENCY_ADVERBS = {"sometimes", "often", "usually", "occasionally", "always", "frequently", "generally", "normally"}
-FREQUENCY_ADVERBS |= {"typically", "mostly", "regularly", "constantly", "routinely"}
-# Adverbs that "not" does not go before ("It's not also", "are not now lucky", "not pretty difficult").
-NOT_BEFORE = {"also", "now", "pretty", "still", "already", "even", "quite", "rather", "fairly", "too", "really"}
-NOT_BEFORE |= {"so", "very"}  # "not so sorry", "not very happy" weaken the degree: no denial
-# Verbs of saying whose hedge, without a reported claim, doubts only the saying ("He may have said").
-SAYING = {"say", "tell", "add", "state", "claim", "report", "announce", "note", "write", "explain"}
-# Verbs of state: in a headline, "may have owned" would not be the same claim as "owns".
-STATIVE = {
-    "be",
-    "have",
-    "want",
-    "need",
-    "know",
-    "own",
-    "like",
-    "love",
-    "hate",
-    "seem",
-    "remain",
-    "believe",
-    "hold",
-    "mean",
-    "contain",
-    "include",
-    "lack",
-    "deserve",
-    "face",
-    "see",
-    "expect",
-    "plan",
-    "hope",
-}
-# Words of a habit ("every morning", "twice a day"): the present then tells of it, not of a scene.
-HABIT_WORDS = FREQUENCY_ADVERBS | {"every", "each", "per", "once", "twice", "daily", "weekly", "monthly", "yearly"}
-# Verbs of a state, which a caption's present keeps as "may" + base, never "may be ...ing".
-NO_PROGRESSIVE = (STATIVE - {"hold", "face", "expect", "plan", "hope"}) | {"belong", "consist", "resemble", "cost"}
-NO_PROGRESSIVE |= {"understand", "prefer", "exist", "matter", "appear", "feel", "think", "depend", "fit", "equal"}
-# Objects a not leaves standing ("is not eating something" denies nothing; "anything" would).
-SOME_WORDS = {"something", "someone", "somebody"}
-HEDGE_WORDS = HEDGE_ADVERBS | {"may", "might", "could", "maybe", "likely", "unlikely", "reported", "allegedly"}
+
+
+def no_progressive(lemma: str) -> bool:
+    """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
+    return lemma in words("no_progressive_verbs") or lemma in words("stative_verbs") - {
+        "hold",
+        "face",
+        "expect",
+        "plan",
+        "hope",
+    }
 
 
 def verb_base(token) -> str:
     if token.pos_ not in ("VERB", "AUX"):
-        raise Refuse("verb lemma unknown")
+        raise Refuse("negation.verb_lemma_unknown")
     lemmas = getLemma(token.lower_, upos=token.pos_) or getLemma(token.lower_, upos="VERB")
     lemma = lemmas[0] if lemmas else token.lemma_.lower()
     if not lemma.isalpha() or (token.pos_ == "VERB" and "VERB" not in getAllLemmas(token.lower_)):
-        raise Refuse("verb lemma unknown")  # "part ways" parsed with "ways" as the verb
+        raise Refuse("negation.verb_lemma_unknown")  # "part ways" parsed with "ways" as the verb
     return lemma
 
 
@@ -154,13 +67,13 @@ def reduced_passive(doc, root) -> bool:
     if not headline(doc) or root.i == 0 or not root.text.islower():
         return False
     lemma = verb_base(root)
-    if lemma in NO_PASSIVE:
+    if lemma in words("no_passive_verbs"):
         return False
     participles = {p.lower() for p in getInflection(lemma, tag="VBN") or ()}
     if root.lower_ not in participles:
         return False
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
-    if after is not None and after.lower_ in MOVES:
+    if after is not None and after.lower_ in words("move_adverbs"):
         return False  # "Shares closed lower": an active verb of movement
     return not any(
         c.dep_ in ("dobj", "conj", "ccomp", "xcomp", "dative") or c.tag_ in ("VBD", "VBN") for c in root.children
@@ -188,10 +101,10 @@ def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
     root = claim_clause(doc)
     negs = [c for c in root.children if c.dep_ == "neg"]
-    others = [t for t in doc if t.lower_ in NEGATIVE_WORDS | NEAR_NEGATIVE_WORDS and t not in negs]
+    others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") and t not in negs]
     others += [t for t in doc if t.lower_ == "few" and (t.i == 0 or doc[t.i - 1].lower_ != "a")]  # "few ... did not"
     if others or len(negs) > 1 or any(t.dep_ == "neg" and t not in negs for t in doc):
-        raise Refuse("other negative words in the sentence")
+        raise Refuse("negation.other_negative_words")
     plan = None if negs else headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas not to lead ..."
     finite, has_aux = (plan, True) if plan is not None else finite_verb(root)
     clear_scope(doc, root)
@@ -202,32 +115,34 @@ def negation(doc, ctx=None) -> Made:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
     if not negs and adjective_fragment(doc, root, finite):
         if reduced_passive(doc, root) and _bare_count(doc, root):
-            raise Refuse("a count with no noun before a participle (Two not reported dead is no English)")
+            raise Refuse("negation.bare_count_participle")
         if reduced_passive(doc, root):  # "Former president arrested" -> "Former president not arrested"
             return Made(rebuild(doc, {root.i: f"not {root.text}"}), "negation:insert_not")
-        raise Refuse("past-tense headline (may be a reduced passive)")
+        raise Refuse("negation.past_tense_headline")
     if negs:
         return _unnegate(doc, root, finite, negs[0])
     if has_aux or root.lemma_ == "be":
         after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
-        if after is not None and after.lower_ in HEDGE_ADVERBS | {"likely"}:
-            raise Refuse("not before a hedge adverb (not probably: no denial)")
-        if after is not None and after.lower_ in NOT_BEFORE and doc[after.i : after.i + 2].text.lower() != "so far":
-            raise Refuse("not before an adverb that does not take it (not also, not now, not pretty)")
+        if after is not None and after.lower_ in words("hedge_adverbs") | {"likely"}:
+            raise Refuse("negation.not_before_hedge_adverb")
+        if (
+            after is not None
+            and after.lower_ in words("not_before")
+            and doc[after.i : after.i + 2].text.lower() != "so far"
+        ):
+            raise Refuse("negation.not_before_adverb")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **_some_to_any(root)}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:
-        raise Refuse("no finite verb in the main clause")
+        raise Refuse("anchor.no_finite_verb")
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
     if root.lemma_ == "have" and after is not None and after.pos_ == "ADP":
-        raise Refuse("have before a preposition (has among the strictest: no do-support)")
+        raise Refuse("negation.have_before_preposition")
     if root.lemma_ == "have" and after is not None and after.tag_ == "VBN":  # "we have co-operated", parsed as a verb
         return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
     if caption_state(doc, root, root):
-        raise Refuse(
-            "a caption's past form with no object (bottles lined up on the floor: a state, did not line up an act)"
-        )
-    if adverb_before(doc, root) and doc[root.i - 1].lower_ not in HEDGE_ADVERBS:  # "reportedly did not" reads
-        raise Refuse("an adverb before the verb (rapidly does not fire: not lands on the adverb)")
+        raise Refuse("negation.caption_past_state")
+    if adverb_before(doc, root) and doc[root.i - 1].lower_ not in words("hedge_adverbs"):  # "reportedly did not" reads
+        raise Refuse("negation.adverb_before_verb")
     do = DO_FORMS[root.tag_]
     return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}", **_some_to_any(root)}), "negation:do_support")
 
@@ -251,10 +166,10 @@ def _count_refusal(subj, root, definite) -> str | None:
     on duty" -> "were not on duty": three who were off). A caption's counted subject of an event
     stays ("Two women are not wrestling")."""
     if subj.like_num and not any(c.dep_ != "punct" for c in subj.children):
-        return "a number alone as the subject (Three do not die: three others may have)"
+        return "negation.number_alone_subject"
     own_count = any(c.dep_ == "nummod" for c in subj.children)
     if own_count and not definite and root.lemma_ == "be" and not any(c.dep_ == "xcomp" for c in root.children):
-        return "a counted subject of be (three nurses were not on duty: three others were)"
+        return "negation.counted_subject_of_be"
     return None
 
 
@@ -285,55 +200,63 @@ def adverb_before(doc, verb) -> bool:
 
 def _negation_scope(doc, root, finite, negs) -> str | None:
     """Why a not added to (or removed from) the clause would not deny (or restore) its claim."""
+    if root.dep_ in ("advcl", "relcl", "acl") or any(
+        c.dep_ == "mark" and c.lower_ in words("subordinators") | words("time_subordinators") for c in root.children
+    ):
+        return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
+    for rid in ("negation.list_after_colon", "negation.idiom_after_not", "negation.comment_clause"):
+        if not negs and any(m.start >= root.i for m in matches(doc, rid)):
+            return rid
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
     for subj in subjects:
-        words = [t for t in subj.subtree]
+        subtree = list(subj.subtree)
         definite = any(
             t.dep_ in ("det", "poss")
             and t.lower_ in ("the", "these", "those", "his", "her", "their", "its", "our", "my", "your")
-            for t in words
+            for t in subtree
         )
-        if any(t.lower_ in SCOPE_QUANTIFIERS for t in words):
-            return "quantified subject (some/many ... not does not deny the claim)"
-        counted = [t for t in words if t.like_num or t.ent_type_ == "CARDINAL"]
-        if counted and not definite and any(t.lower_ in APPROXIMATORS for t in words if t.i < counted[-1].i):
+        if any(t.lower_ in words("scope_quantifiers") for t in subtree):
+            return "negation.quantified_subject"
+        counted = [t for t in subtree if t.like_num or t.ent_type_ == "CARDINAL"]
+        if counted and not definite and any(t.lower_ in words("approximators") for t in subtree if t.i < counted[-1].i):
             # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
-            return "approximate count as subject (as many as, at least, up to ...: not does not deny it)"
+            return "negation.approximate_count_subject"
         why = _count_refusal(subj, root, definite)
         if why is not None:
             return why
-    if not negs and any(t.lower_ in FREQUENCY_ADVERBS for t in doc):
-        return "a frequency adverb (sometimes I do not: both can be true)"
-    if not negs and any(t.lower_ in ("somewhere", "someplace") for t in doc[root.i :]):
-        return "somewhere after the verb (not expected to hit somewhere: a denial needs anywhere)"
+    if not negs and any(t.lower_ in words("frequency_adverbs") for t in doc):
+        return "negation.frequency_adverb"
+    if not negs and any(m.start >= root.i for m in matches(doc, "negation.somewhere_after_verb")):
+        return "negation.somewhere_after_verb"
     if (
         not negs
         and root.lemma_.lower() == "die"
-        and any(t.lower_ == "aged" and t.nbor().like_num for t in doc[root.i : -1])
+        and any(m.start >= root.i for m in matches(doc, "negation.death_with_age"))
     ):
-        return "a death with its age (does not die aged 74: is the death or the age denied?)"
+        return "negation.death_with_age"  # its pattern: aged + a number
     if not negs and finite.lower_ == "must":
-        return "must (must not forbids: it does not deny must)"
+        return "negation.must"
     if not negs and saying_alone(root, also=("auxpass", "oprd")):
-        return "verb of saying without its claim (says to put: not would deny the saying)"
-    if not negs and any(c.dep_ == "dobj" and c.lower_ in SOME_WORDS for c in root.children):
-        return "something as the object (is not eating something: a denial needs anything)"
+        return "negation.saying_without_claim"
+    if not negs and any(c.dep_ == "dobj" and c.lower_ in words("some_words") for c in root.children):
+        return "negation.something_object"
     if not negs and _there_bare(root):
-        return "there is + a bare noun (there are not dogs: a denial needs no)"
-    if finite.lower_ in WEAK_MODALS or any(c.lower_ in WEAK_MODALS for c in root.children if c.dep_ == "aux"):
-        return "modal of possibility (may not does not deny may)"
+        return "negation.there_is_bare_noun"
+    weak = words("weak_modals")
+    if finite.lower_ in weak or any(c.lower_ in weak for c in root.children if c.dep_ == "aux"):
+        return "negation.modal_of_possibility"
     if (
         not negs
         and root.lemma_ == "be"
         and any(c.dep_ == "attr" and c.ent_type_ in ("MONEY", "CARDINAL", "PERCENT", "QUANTITY") for c in root.children)
     ):
-        return "copula with an amount (the rest of the sentence may describe it)"
+        return "negation.copula_with_amount"
     if negs:
         after = doc[negs[0].i + 1] if negs[0].i + 1 < len(doc) else None
-        if after is not None and after.lower_ in NOT_FOCUS:
-            return "not with a focus word (not just X but Y)"
-        if any(t.lower_ in POLARITY_ITEMS for t in doc[negs[0].i :]):
-            return "negative-polarity word (any, ever, yet) needs the not"
+        if after is not None and after.lower_ in words("not_focus"):
+            return "negation.not_with_focus_word"
+        if any(t.lower_ in words("polarity_items") for t in doc[negs[0].i :]):
+            return "negation.polarity_word"
     return None
 
 
@@ -341,7 +264,7 @@ def saying_alone(root, also=()) -> bool:
     """A verb of saying with no object or reported clause ("He said at every level"), or with a
     headline's claim cut to an object and its participle ("says deal reached"); ``also``: more
     dependents that carry its claim."""
-    if root.lemma_.lower() not in SAYING:
+    if root.lemma_.lower() not in saying("alone"):  # a hedge or a not of these doubts only the saying
         return False
     claims = [c for c in root.children if c.dep_ in ("dobj", "ccomp", *also)]
     return not claims or all(
@@ -353,12 +276,13 @@ def caption_present(doc, root, finite, base) -> bool:
     """A caption's present: an event verb with no auxiliary, no complement of a state ("looks
     happy") and no habit ("sometimes", "every week"), in a short sentence without commas, whose
     subject is an indefinite or counted common noun ("A man", "Two dogs") or someone."""
-    if finite.i != root.i or base in NO_PROGRESSIVE or any(c.dep_ in ("acomp", "attr", "oprd") for c in root.children):
+    if finite.i != root.i or no_progressive(base) or any(c.dep_ in ("acomp", "attr", "oprd") for c in root.children):
         return False
-    if any(t.lower_ in HABIT_WORDS or t.text in (",", ";", ":") for t in doc) or len(doc) > 18:
+    habit = words("frequency_adverbs") | words("habit_words")
+    if any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18:
         return False  # a habit, or a longer sentence of prose rather than a caption
     if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
-        raise Refuse("coordinated verbs (the hedge would cover one of them only)")
+        raise Refuse("hedging.coordinated_verbs")
     subjects = [c for c in root.children if c.dep_ == "nsubj"]
     if len(subjects) != 1:
         return False
@@ -371,20 +295,18 @@ def caption_present(doc, root, finite, base) -> bool:
 
 def _unnegate(doc, root, finite, neg) -> Made:
     if neg.lower_ not in ("not", "n't"):
-        raise Refuse("negated with a word other than not/n't")
+        raise Refuse("negation.other_negator")
     if neg.i != finite.i + 1:
-        raise Refuse("negation not right after the finite verb")
+        raise Refuse("negation.not_after_finite_verb")
     if scare_quoted(doc[neg.i :].text):
-        raise Refuse(
-            "a word in scare quotes after the not (did not see what 'all the fuss' was: the quotes carry the denial)"
-        )
+        raise Refuse("negation.scare_quotes_after_not")
     if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
         return Made(
             rebuild(doc, {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}), "negation:remove_do"
         )
     edits = {neg.i: ""}
-    if neg.lower_ == "n't" and finite.lower_ in CONTRACTED_HOSTS:
-        edits[finite.i] = CONTRACTED_HOSTS[finite.lower_]
+    if neg.lower_ == "n't" and finite.lower_ in table("contracted_hosts"):
+        edits[finite.i] = table("contracted_hosts")[finite.lower_]
     elif neg.lower_ == "n't" and finite.lower_ == "ai":
-        raise Refuse("ain't")
+        raise Refuse("negation.aint")
     return Made(rebuild(doc, edits), "negation:remove_not")

@@ -20,187 +20,19 @@ from __future__ import annotations
 
 import re
 
-from pairbench.generated_suites.edits import NAMED_TYPES, Made, Refuse, match_case, rebuild
-
-# A colour and the colour it becomes: pairs that stay plausible for things and animals.
-COLOURS = {
-    "black": "white",
-    "white": "black",
-    "brown": "black",
-    "red": "blue",
-    "blue": "red",
-    "green": "red",
-    "yellow": "red",
-    "pink": "blue",
-    "purple": "green",
-    "orange": "blue",
-    "gray": "black",
-    "grey": "black",
-}
-# Colour words that are no replacement's target and shades that qualify a colour (dark blue).
-_OTHER_COLOURS = {
-    "blond",
-    "blonde",
-    "golden",
-    "gold",
-    "silver",
-    "tan",
-    "beige",
-    "maroon",
-    "dark",
-    "light",
-    "bright",
-    "pale",
-    "navy",
-    "colored",
-    "coloured",
-    "colorful",
-    "colourful",
-    "striped",
-    "spotted",
-    "multicolored",
-}
-# Heads whose colour describes a person, is fixed by nature or makes an idiom.
-_FIXED_HEADS = {
-    "man",
-    "men",
-    "woman",
-    "women",
-    "boy",
-    "boys",
-    "girl",
-    "girls",
-    "person",
-    "people",
-    "guy",
-    "guys",
-    "child",
-    "children",
-    "kid",
-    "kids",
-    "lady",
-    "player",
-    "players",
-    "american",
-    "americans",
-    "voter",
-    "voters",
-    "community",
-    "student",
-    "students",
-    "family",
-    "families",
-    "skin",
-    "hair",
-    "eye",
-    "eyes",
-    "face",
-    "teeth",
-    "blood",
-    "sky",
-    "snow",
-    "grass",
-    "cloud",
-    "clouds",
-    "sun",
-    "moon",
-    "sea",
-    "ocean",
-    "water",
-    "milk",
-    "wine",
-    "tea",
-    "house",
-    "market",
-    "hole",
-    "light",
-    "lights",
-    "carpet",
-    "belt",
-    "card",
-    "list",
-    "paper",
-    "collar",
-    "sheep",
-    "pepper",
-    "pages",
-    "board",
-    "box",
-    "cross",
-    "flag",
-    "tape",
-    "smoke",
-    "widow",
-    "magic",
-    "friday",
-    "line",
-    "zone",
-    "space",
-    "energy",
-    "economy",
-    "party",
-    "army",
-    "state",
-    "states",
-    "chip",
-    "chips",
-    "ribbon",
-}
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-# A weekday becomes another weekday, a weekend day the other one (markets trade on weekdays).
-NEXT_DAY = {
-    "Monday": "Tuesday",
-    "Tuesday": "Wednesday",
-    "Wednesday": "Thursday",
-    "Thursday": "Friday",
-    "Friday": "Thursday",
-    "Saturday": "Sunday",
-    "Sunday": "Saturday",
-}
-# May is left out (the modal): April becomes June.
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-_RELATIVE_DAYS = {
-    "today",
-    "tonight",
-    "tomorrow",
-    "yesterday",
-    "weekend",
-    "weekends",
-    "weekday",
-    "weekdays",
-    "overnight",
-    "holiday",
-    "christmas",
-    "easter",
-    "sabbath",
-    "month",
-    "months",
-}
-MONTH_WORDS = {w.lower() for w in MONTHS} | {"may", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept"}
-MONTH_WORDS |= {"oct", "nov", "dec"}
-_CALENDAR = {w.lower() for w in WEEKDAYS} | MONTH_WORDS
+from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
+from pairbench.generated_suites.lexicon import table, words
 
 
 def _colour(doc) -> Made | None:
-    found = [t for t in doc if t.lower_ in COLOURS or t.lower_ in _OTHER_COLOURS]
-    if len(found) != 1 or found[0].lower_ not in COLOURS:
+    colours = table("colour_swaps")
+    found = [t for t in doc if t.lower_ in colours or t.lower_ in words("other_colours")]
+    if len(found) != 1 or found[0].lower_ not in colours:
         return None
     token = found[0]
     head, prev = token.head, doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if token.dep_ != "amod" or head.pos_ != "NOUN" or head.i <= token.i or head.lower_ in _FIXED_HEADS:
+    if token.dep_ != "amod" or head.pos_ != "NOUN" or head.i <= token.i or head.lower_ in words("colour_fixed_heads"):
         return None
     if (
         token.i > 0
@@ -216,14 +48,21 @@ def _colour(doc) -> Made | None:
         and nxt.lower_ in ("and", "or", ",")
     ):
         return None
-    if COLOURS[token.lower_] in doc.text.lower():
+    if colours[token.lower_] in doc.text.lower():
         return None
-    return Made(rebuild(doc, {token.i: match_case(COLOURS[token.lower_], token.text)}), "near_miss:colour")
+    return Made(rebuild(doc, {token.i: match_case(colours[token.lower_], token.text)}), "near_miss:colour")
 
 
 def _day_or_month(doc) -> Made | None:
-    named = [t for t in doc if t.lower_.rstrip(".") in _CALENDAR]
-    if len(named) != 1 or named[0].text not in WEEKDAYS + MONTHS or any(t.lower_ in _RELATIVE_DAYS for t in doc):
+    days, months = table("next_day"), table("next_month")
+    calendar = words("month_words") | words("weekdays")
+    named = [t for t in doc if t.lower_.rstrip(".") in calendar]
+    if (
+        len(named) != 1
+        or named[0].text not in days
+        and named[0].text not in months
+        or any(t.lower_ in words("relative_days") for t in doc)
+    ):
         return None
     token = named[0]
     ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
@@ -237,137 +76,23 @@ def _day_or_month(doc) -> Made | None:
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if prev is not None and prev.is_title and prev.i > 0 or nxt is not None and nxt.is_title or token.i == 0:
         return None  # part of a longer name (Black Friday, Good Friday, Bloody Sunday)
-    new = NEXT_DAY.get(token.text) or MONTHS[(MONTHS.index(token.text) + 1) % len(MONTHS)]
-    return Made(rebuild(doc, {token.i: new}), "near_miss:day_or_month")
-
-
-# A person word and the same person of the other sex.
-SEXES = {
-    "man": "woman",
-    "woman": "man",
-    "men": "women",
-    "women": "men",
-    "boy": "girl",
-    "girl": "boy",
-    "boys": "girls",
-    "girls": "boys",
-}
-# Words that show or need a person's sex, or that fit one sex far better: the other sex would
-# contradict or strain them.
-_SEXED = {
-    "he",
-    "him",
-    "his",
-    "himself",
-    "she",
-    "her",
-    "hers",
-    "herself",
-    "husband",
-    "wife",
-    "father",
-    "mother",
-    "son",
-    "daughter",
-    "brother",
-    "sister",
-    "uncle",
-    "aunt",
-    "nephew",
-    "niece",
-    "boyfriend",
-    "girlfriend",
-    "king",
-    "queen",
-    "prince",
-    "princess",
-    "mr",
-    "mr.",
-    "mrs",
-    "mrs.",
-    "ms",
-    "ms.",
-    "miss",
-    "sir",
-    "lady",
-    "ladies",
-    "gentleman",
-    "gentlemen",
-    "guy",
-    "guys",
-    "actor",
-    "actress",
-    "bride",
-    "groom",
-    "pregnant",
-    "beard",
-    "bearded",
-    "mustache",
-    "moustache",
-    "shave",
-    "shaves",
-    "shaving",
-    "dress",
-    "dresses",
-    "skirt",
-    "bikini",
-    "bra",
-    "lipstick",
-    "makeup",
-    "breast",
-    "breastfeeding",
-    "wedding",
-    "nun",
-    "priest",
-    "monk",
-    "ballerina",
-    "spokesman",
-    "spokeswoman",
-    "chairman",
-    "businessman",
-    "businesswoman",
-    "male",
-    "female",
-    "men's",
-    "women's",
-    "person",
-    "people",
-    "child",
-    "baby",
-    "abortion",
-    "pregnancy",
-    "birth",
-    "labour",
-    "midwife",
-    "maternity",
-    "menopause",
-    "prostate",
-    "ovarian",
-    "cervical",
-    "uterus",
-    "testicular",
-    "mammogram",
-    "shirtless",
-    "topless",
-    "bare-chested",
-}
-
-
-# Entities a person word may be tied to, as the main near-miss rule refuses a person beside them.
-_NAMED = NAMED_TYPES | {"WORK_OF_ART"}
+    return Made(rebuild(doc, {token.i: days.get(token.text) or months[token.text]}), "near_miss:day_or_month")
 
 
 def _named(doc) -> bool:
-    """A name in the sentence: an entity of _NAMED, a proper noun, or a capitalised word past the
-    first that the tagger left untyped (a name may show the person's sex or be tied to them)."""
-    if any(e.label_ in _NAMED for e in doc.ents) or any(t.pos_ == "PROPN" for t in doc):
+    """A name in the sentence: an entity of a named type or a work of art (a person word may be tied
+    to it, as the main near-miss rule refuses a person beside them), a proper noun, or a
+    capitalised word past the first that the tagger left untyped (a name may show the person's sex
+    or be tied to them)."""
+    if any(e.label_ in words("named_types") | {"WORK_OF_ART"} for e in doc.ents) or any(t.pos_ == "PROPN" for t in doc):
         return True
     return any(t.i > 0 and t.text[:1].isupper() and t.is_alpha and t.text != "I" for t in doc)
 
 
 def _sex(doc) -> Made | None:
-    found = [t for t in doc if t.lower_ in SEXES or t.lower_ in _SEXED]
-    if len(found) != 1 or found[0].lower_ not in SEXES or _named(doc):
+    sexes = table("person_sex")
+    found = [t for t in doc if t.lower_ in sexes or t.lower_ in words("sexed_words")]
+    if len(found) != 1 or found[0].lower_ not in sexes or _named(doc):
         return None  # beside a name (Janet Yellen ... first woman; a man ... with Obama)
     if any(t.lower_ == "without" for t in doc) and any(t.lower_ == "shirt" for t in doc):
         return None
@@ -383,7 +108,7 @@ def _sex(doc) -> Made | None:
         return None  # a compound or a fixed phrase (snow man, best man, hit man)
     if nxt is not None and (token.whitespace_ == "" and nxt.is_alpha or nxt.text == "-" or nxt.lower_ == "of"):
         return None  # glued (man-made) or a fixed phrase (man of the match)
-    return Made(rebuild(doc, {token.i: match_case(SEXES[token.lower_], token.text)}), "near_miss:person_sex")
+    return Made(rebuild(doc, {token.i: match_case(sexes[token.lower_], token.text)}), "near_miss:person_sex")
 
 
 def near_miss_attribute(doc, ctx=None) -> Made:
@@ -391,5 +116,5 @@ def near_miss_attribute(doc, ctx=None) -> Made:
     the sex of the sentence's one person word (a man -> a woman)."""
     made = _colour(doc) or _day_or_month(doc) or _sex(doc)
     if made is None:
-        raise Refuse("no colour, weekday, month or person word it can change")
+        raise Refuse("near_miss.no_attribute")
     return made

@@ -5,61 +5,27 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
-from pairbench.generated_suites.edits import (
-    Made,
-    Refuse,
-    rebuild,
-)
+from pairbench.generated_suites.edits import Made, Refuse, rebuild
+from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.patterns import matches
 
-NUMBER_WORDS = {
-    "two": "twenty",
-    "three": "thirty",
-    "four": "forty",
-    "five": "fifty",
-    "six": "sixty",
-    "seven": "seventy",
-    "eight": "eighty",
-    "nine": "ninety",
-}
 _DIGITS = re.compile(r"^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
-# Words beside which a number is an identifier or a label, never a count.
-LABELS = {
-    "type",
-    "version",
-    "route",
-    "number",
-    "no",
-    "no.",
-    "page",
-    "room",
-    "chapter",
-    "article",
-    "section",
-    "phase",
-    "level",
-    "grade",
-    "class",
-    "category",
-    "stage",
-    "channel",
-    "flight",
-    "apollo",
-    "windows",
-    "iphone",
-    "#",
-}
+
+
+@lru_cache(maxsize=1)
+def _word_values() -> dict[str, int]:
+    """two = 2 ... nine = 9 and twenty = 20 ... ninety = 90: the order of ``number_words_x10``."""
+    x10 = table("number_words_x10")
+    return {**{k: i for i, k in enumerate(x10, start=2)}, **{v: 10 * i for i, v in enumerate(x10.values(), start=2)}}
 
 
 def number_value(text: str) -> Decimal | None:
-    """The value of a digit string (``1,200``, ``3.5``) or a number word of NUMBER_WORDS either way."""
-    low = text.lower()
-    words = {
-        **{k: i for i, k in enumerate(NUMBER_WORDS, start=2)},
-        **{v: 10 * i for i, v in enumerate(NUMBER_WORDS.values(), start=2)},
-    }
-    if low in words:
-        return Decimal(words[low])
+    """The value of a digit string (``1,200``, ``3.5``) or a number word of ``number_words_x10`` either way."""
+    value = _word_values().get(text.lower())
+    if value is not None:
+        return Decimal(value)
     if _DIGITS.match(text):
         try:
             return Decimal(text.replace(",", ""))
@@ -78,80 +44,9 @@ def _times_ten(text: str) -> str:
 
 # Words after which a number names something rather than counting it (an age, a rank, a label).
 _AGE_WORDS = {"age", "aged", "ages"}
-# Counted nouns a number of which can be ten times larger only in another sentence (a pair of
-# things: two hands, two rocks between which, two people hugging each other).
-_PAIRED = {"each other", "one another", "between", "both", "the other", "either", "neither", "pair", "couple"}
-# Nouns a number measures on a scale rather than counts (a 6.6 quake, a 3.5 rating).
-_SCALE_NOUNS = {
-    "quake",
-    "earthquake",
-    "magnitude",
-    "tremor",
-    "degree",
-    "degrees",
-    "rating",
-    "score",
-    "grade",
-    "index",
-    "points",
-    "point",
-    "level",
-    "stars",
-    "star",
-    "mph",
-    "kph",
-    "caliber",
-    "calibre",
-    "inch",
-    "inches",
-    "size",
-}
 _SCALES = {"hundred", "thousand", "million", "billion", "trillion", "bn", "m"}
 # Units whose value ten times larger is another unit's (100 cents is a dollar) or impossible.
 _BOUNDED_UNITS = {"percent": 100, "per cent": 100, "%": 100, "cents": 99, "cent": 99}
-# Units of weight and height: ten times a person's or a load's is out of reach.
-_BODY_UNITS = {"pounds", "pound", "lbs", "lb", "kg", "kilograms", "kilos", "stone", "feet", "foot", "ft", "cm"}
-# Counted nouns with a natural bound (players on a side, countries in the world, admissions a day).
-_NOUN_BOUNDS = {
-    "players": 11,
-    "states": 50,
-    "countries": 195,
-    "nations": 195,
-    "continents": 7,
-    "planets": 8,
-    "legs": 8,
-    "eyes": 2,
-    "hands": 2,
-    "wheels": 18,
-    "children": 15,
-    "sons": 12,
-    "daughters": 12,
-    "wives": 4,
-    "goals": 15,
-    "patients": 100,
-    "admissions": 100,
-    "teams": 50,
-    "sides": 12,
-    "floors": 150,
-    "innings": 9,
-    "sets": 5,
-}
-# Entity types whose numbers are part of a name, a date or a rank, never a count.
-NAME_TYPES = {
-    "PERSON",
-    "ORG",
-    "GPE",
-    "LOC",
-    "FAC",
-    "PRODUCT",
-    "EVENT",
-    "WORK_OF_ART",
-    "LAW",
-    "NORP",
-    "DATE",
-    "TIME",
-    "ORDINAL",
-}
 
 
 def is_year(token) -> bool:
@@ -207,7 +102,7 @@ def _counts_something(doc, token) -> bool:
 
 def count_bound(token) -> int | None:
     """The natural bound of the noun a number counts (11 players on a side, 50 states), or None."""
-    return _NOUN_BOUNDS.get(token.head.lower_) if token.head.i > token.i else None
+    return table("noun_bounds").get(token.head.lower_) if token.head.i > token.i else None
 
 
 def number_refusal(doc, token) -> str | None:
@@ -215,43 +110,68 @@ def number_refusal(doc, token) -> str | None:
     prev = doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if prev is not None and (
-        prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in LABELS or prev.lower_ in _AGE_WORDS
+        prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in words("number_labels") or prev.lower_ in _AGE_WORDS
     ):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
+        return "numerical.identifier_or_age"
     if nxt is not None and (
         nxt.text in ("-", ":", "/") or nxt.lower_ in ("a.m.", "p.m.", "am", "pm", "th", "st", "nd", "rd")
     ):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
-    if token.ent_type_ in NAME_TYPES or (
+        return "numerical.identifier_or_age"
+    if token.ent_type_ in words("name_entity_types") or (
         prev is not None
-        and prev.ent_type_ in NAME_TYPES - {"DATE", "TIME"}
+        and prev.ent_type_ in words("name_entity_types") - {"DATE", "TIME"}
         and prev.ent_iob_ != "O"
         and token.ent_iob_ == "I"
     ):
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
+        return "numerical.in_a_name_or_date"
     if name_number(token):
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
+        return "numerical.in_a_name_or_date"
     if token.text.startswith("0") and len(token.text) > 1 and not token.text.startswith("0."):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
-    if token.head.lower_ in _SCALE_NOUNS:
-        return "number that counts no noun (an age, a rank, a value on a scale)"
+        return "numerical.identifier_or_age"
+    if token.head.lower_ in words("scale_nouns"):
+        return "numerical.counts_no_noun"
     if not _counts_something(doc, token):
-        return "number that counts no noun (an age, a rank, a value on a scale)"
+        return "numerical.counts_no_noun"
     value = number_value(token.text)
     scale = nxt is not None and nxt.lower_ in _SCALES
     if value is None or value == 0 or (value == 1 and not scale):
-        return "number that counts no noun (an age, a rank, a value on a scale)"
+        return "numerical.counts_no_noun"
     if scale and nxt.lower_ in ("million", "billion", "trillion", "bn", "m") or value * 10 >= 10000:
-        return "ten times a large total may pass what exists (box office, a population, a workforce)"
+        return "numerical.large_total"
     bound = count_bound(token)
     if bound is not None and value * 10 > bound:
-        return "ten times the count passes what the noun allows (players on a side, states)"
+        return "numerical.x10_passes_noun_bound"
     bound = _BOUNDED_UNITS.get(_unit(doc, token))
     if bound is not None and value * 10 > bound:
-        return "ten times the value is out of bounds (a share over 100%, 100 cents or more)"
-    text = " " + " ".join(t.lower_ for t in doc) + " "
-    if value == 2 and any(f" {w} " in text for w in _PAIRED):
-        return "a pair (each other, between, both): ten times two contradicts the sentence"
+        return "numerical.out_of_bounds"
+    if value == 2 and matches(doc, "numerical.pair"):  # each other, between, both: its pattern
+        return "numerical.pair"
+    return None
+
+
+def fixed_number(doc, token) -> str | None:
+    """Why a number may not change by any step: part of an idiom ("my two cents", "one of a kind"),
+    a year or an era ("around 400 AD", "the 1850s", "the 5 century"), an age a rule sets ("under
+    18", "aged 16 or over", "at least 21 years old") or a part of a total ("the first of three")."""
+    low = " " + " ".join(t.lower_ for t in doc) + " "
+    if any(f" {p} " in low and token.lower_ in p.split() for p in words("number_idioms")):
+        return "numerical.idiom"
+    nxt = [t.lower_ for t in doc[token.i + 1 : token.i + 5]]
+    prev = [t.lower_ for t in doc[max(0, token.i - 3) : token.i]]
+    if nxt[:1] and nxt[0] in words("era_words") or prev[-1:] in (["ad"], ["a.d."]) or token.lower_.endswith("0s"):
+        return "numerical.year_or_era"
+    age = " ".join(nxt[:3]).startswith(
+        ("years old", "year olds", "or over", "or older", "and over", "and older", "or under")
+    )
+    counted = token.dep_ == "nummod" and token.head.i > token.i and token.head.lower_ not in ("year", "years")
+    value = number_value(token.text) or 0
+    bare = not counted and 10 <= value <= 80 and (not nxt or doc[token.i + 1].pos_ not in ("VERB", "ADJ", "NOUN"))
+    if prev[-1:] and prev[-1] in words("threshold_words") and (age or bare and prev[-1] != "least"):
+        return "numerical.age_threshold"
+    if (prev[-1:] == ["of"] or prev[-2:] == ["of", "the"]) and any(
+        t.ent_type_ == "ORDINAL" or t.lower_ in ("one", "last") for t in doc[max(0, token.i - 4) : token.i - 1]
+    ):
+        return "numerical.part_of_total"
     return None
 
 
@@ -264,12 +184,12 @@ def _x10_refusal(doc, token) -> str | None:
     """Why ten times this count, though a count, would not fit the sentence: a handful written in
     words (two women shear a sheep, six global powers, three drugs in a pill), a weight or a height
     (260 pounds at age 15). The fallback's small step (two -> three, 260 -> 270) makes its pair."""
-    if token.lower_ in NUMBER_WORDS:
-        return "a handful in words (twenty women shear a sheep): ten times it passes what the scene allows"
-    if _unit(doc, token) in _BODY_UNITS:
-        return "ten times a weight or a height passes what a body or a load allows (2,600 pounds at 15)"
+    if token.lower_ in table("number_words_x10"):
+        return "numerical.handful_in_words"
+    if _unit(doc, token) in words("body_units"):
+        return "numerical.body_unit"
     if _per_period(doc, token) and (number_value(token.text) or 0) < 10:
-        return "a handful per day or week (2 inhalers a day: ten times it passes a dose or a routine)"
+        return "numerical.handful_per_period"
     return None
 
 
@@ -301,7 +221,7 @@ def article_refusal(doc, token, new: str) -> str | None:
     no longer agree ("a seven-month journey" -> "a eight-month"), or None."""
     prev = doc[token.i - 1].lower_ if token.i > 0 else ""
     if prev in ("a", "an") and prev != indefinite_article(new):
-        return "an article that would not agree (a seven-month journey -> a eight-month)"
+        return "numerical.article_agreement"
     return None
 
 
@@ -316,14 +236,14 @@ def numerical(doc, ctx=None) -> Made:
     """
     numbers = numbers_in(doc)
     if not numbers:
-        raise Refuse("no number")
+        raise Refuse("numerical.no_number")
     counts = [t for t in numbers if t.ent_type_ not in ("DATE", "TIME")]
     if len(counts) > 1:
-        raise Refuse("more than one number (the others may depend on it)")
+        raise Refuse("numerical.several_numbers")
     token = counts[0] if counts else numbers[0]
-    if token.lower_ in NUMBER_WORDS.values() or (number_value(token.text) is None):
-        raise Refuse("number that counts no noun (an age, a rank, a value on a scale)")
-    why = number_refusal(doc, token) or _x10_refusal(doc, token)
+    if token.lower_ in table("number_words_x10").values() or (number_value(token.text) is None):
+        raise Refuse("numerical.counts_no_noun")
+    why = fixed_number(doc, token) or number_refusal(doc, token) or _x10_refusal(doc, token)
     if why is not None:
         raise Refuse(why)
     new = _times_ten(token.text)

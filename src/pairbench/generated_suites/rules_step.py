@@ -16,93 +16,28 @@ from __future__ import annotations
 import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
-from pairbench.generated_suites.rules_fallback import MONTH_WORDS
+from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.rules_lexical import (
-    LABELS,
-    NAME_TYPES,
     article_refusal,
     count_bound,
+    fixed_number,
     name_number,
+    number_value,
     numbers_in,
 )
 
-# Number words and the next value in words (one is left out: the noun's number would change).
-STEP_WORDS = {
-    "two": "three",
-    "three": "four",
-    "four": "five",
-    "five": "six",
-    "six": "seven",
-    "seven": "eight",
-    "eight": "nine",
-    "nine": "ten",
-    "ten": "twelve",
-    "twelve": "fifteen",
-}
 _INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
-# Words beside which a number is an identifier, a label, a score or a rank, never a count.
-_LABELS = LABELS | {"top", "g", "fortune", "mp", "size", "ranked", "seed", "seeded", "minute", "minutes"}
-_LABELS |= {"game", "chapter", "flight", "route", "area", "channel", "formula", "apollo", "catch"}
-# Words that tie a count to other counts or to two ("two men hug each other", "one in Jakarta and
-# another"): a larger count would contradict them.
-_TIED = {
-    "one",
-    "ones",
-    "both",
-    "each",
-    "either",
-    "neither",
-    "pair",
-    "couple",
-    "half",
-    "another",
-    "other",
-    "others",
-    "rest",
-    "remaining",
-    "between",
-    "dozen",
-    "dozens",
-    "hundreds",
-    "thousands",
-    "millions",
-    "twice",
-    "double",
-    "triple",
-}
-# Words before an age or a time of day ("dies at 91", "aged 95", "leaves at six"): not counts.
-_AGE_OR_CLOCK = {"at", "aged", "age", "ages", "turned", "turns", "turning", "until", "till", "by", "past"}
-_DURATIONS = {
-    "year",
-    "years",
-    "month",
-    "months",
-    "week",
-    "weeks",
-    "day",
-    "days",
-    "hour",
-    "hours",
-    "minutes",
-    "decades",
-    "seconds",
-}
-# Units of time and length a number joins with a hyphen to qualify a noun ("a four-year ban", "a
-# 15-month low", "a 4-inch fragment"); "-old" after the unit makes an age, never stepped.
-_COMPOUND_UNITS = {"year", "month", "week", "wk", "day", "hour", "minute", "inch", "foot", "mile", "yard"}
-_COMPOUND_UNITS |= {"metre", "meter", "mm", "cm", "km"}
-# Words that open a duration before its number ("within the next five years", "over the past 20 years").
-_DURATION_OPENERS = {"the", "next", "past", "last", "coming", "previous", "first"}
 _BOUNDED_UNITS = {"percent": 100, "%": 100, "cents": 99, "cent": 99}
 CURRENCY = {"$", "€", "£", "¥"}
 
 
 def small_step(text: str) -> str | None:
     """The next plausible value of a whole number in the same form, or None: a number word by the
-    next word of STEP_WORDS, digits by +1 under 10, +2 under 100, +1 (+10 when round) under 1,000, else one unit of the
-    second digit (9,000 -> 9,100)."""
-    if text.lower() in STEP_WORDS:
-        return match_case(STEP_WORDS[text.lower()], text)
+    next word of ``number_word_steps``, digits by +1 under 10, +2 under 100, +1 (+10 when a
+    multiple of ten) under 1,000, else one unit of the second digit (9,000 -> 9,100)."""
+    steps = table("number_word_steps")
+    if text.lower() in steps:
+        return match_case(steps[text.lower()], text)
     if not _INTEGER.match(text):
         return None
     value = int(text.replace(",", ""))
@@ -147,23 +82,28 @@ def stepped(doc, token) -> str | None:
 
 
 def _step_refusal(doc, token) -> str | None:
+    labels, names = words("number_labels") | words("step_labels"), words("name_entity_types")
     prev = doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     new = stepped(doc, token)
     if new is None:
-        return "number that counts no noun (an age, a rank, a value on a scale)"
+        return "numerical.counts_no_noun"
     if name_number(token):
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
+        return "numerical.in_a_name_or_date"
     if prev is not None and (
         prev.text in ("-", ":", "/", "#", "&", "+")
-        or any(t.lower_.rstrip(".") in _LABELS for t in doc[max(0, token.i - 2) : token.i])
+        or any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])
     ):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
+        return "numerical.identifier_or_age"
     agent = prev is not None and prev.lower_ == "by" and _counts_plural(token)  # investigated by two agencies
     if prev is not None and (
-        prev.lower_ in _AGE_OR_CLOCK and not agent or prev.text == "," and nxt is not None and nxt.text == ","
+        prev.lower_ in words("age_or_clock_words")
+        and not agent
+        or prev.text == ","
+        and nxt is not None
+        and nxt.text == ","
     ):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"  # dies at 91, Dotson, 21,
+        return "numerical.identifier_or_age"  # dies at 91, Dotson, 21,
     glued = (
         nxt is not None
         and token.whitespace_ == ""
@@ -171,24 +111,24 @@ def _step_refusal(doc, token) -> str | None:
     )
     compound = measure_compound(doc, token)
     if glued and not compound or nxt is not None and nxt.lower_ in ("a.m.", "p.m.", "am", "pm", "th", "st", "nd", "rd"):
-        return "number in an identifier, score, ratio or age (type 1, 3-2, age 15)"
+        return "numerical.identifier_or_age"
     if compound or _duration(doc, token):
         pass  # a duration or a measure (20 years, the next five years, a four-year ban): a small step changes it
-    elif token.ent_type_ in NAME_TYPES or (
-        prev is not None and prev.ent_type_ in NAME_TYPES and prev.ent_iob_ != "O" and token.ent_iob_ == "I"
+    elif token.ent_type_ in names or (
+        prev is not None and prev.ent_type_ in names and prev.ent_iob_ != "O" and token.ent_iob_ == "I"
     ):
-        return "number in a name, date, time or duration (S&P 500, June 30, 20 years)"
+        return "numerical.in_a_name_or_date"
     why = article_refusal(doc, token, new)
     if why is not None:
         return why
     if _tied(doc):
-        return "a count tied to another (one of them, each, both, the others)"
+        return "numerical.tied_count"
     bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
-        return "ten times the value is out of bounds (a share over 100%, 100 cents or more)"
+        return "numerical.out_of_bounds"
     counted = count_bound(token)
     if counted is not None and _value(new) > counted:
-        return "the count passes what the noun allows (players on a side, states)"
+        return "numerical.step_passes_noun_bound"
     return None
 
 
@@ -199,30 +139,39 @@ def measure_compound(doc, token) -> bool:
     if j + 3 >= len(doc) or token.whitespace_ or doc[j + 1].text != "-" or doc[j + 1].whitespace_:
         return False
     unit, after = doc[j + 2], doc[j + 3]
-    return unit.lower_ in _COMPOUND_UNITS and after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
+    return unit.lower_ in words("compound_units") and after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
 
 
 def _counts_plural(token) -> bool:
     """The number counts a plural noun after it that is no unit of time ("two federal agencies")."""
     head = token.head
-    return token.dep_ == "nummod" and head.i > token.i and head.tag_ == "NNS" and head.lower_ not in _DURATIONS
+    return (
+        token.dep_ == "nummod"
+        and head.i > token.i
+        and head.tag_ == "NNS"
+        and head.lower_ not in words("duration_units")
+    )
 
 
 def _duration(doc, token) -> bool:
     """A number of a duration entity before its unit ("20 years", "the next five years")."""
-    if token.ent_type_ not in ("DATE", "TIME") or token.i + 1 >= len(doc) or doc[token.i + 1].lower_ not in _DURATIONS:
+    if (
+        token.ent_type_ not in ("DATE", "TIME")
+        or token.i + 1 >= len(doc)
+        or doc[token.i + 1].lower_ not in words("duration_units")
+    ):
         return False
     start = token.i
     while start > 0 and doc[start].ent_iob_ == "I":
         start -= 1
-    return all(t.lower_ in _DURATION_OPENERS for t in doc[start : token.i])
+    return all(t.lower_ in words("duration_openers") for t in doc[start : token.i])
 
 
 def _calendar_day(token) -> bool:
     """A day of a month ("Nov. 11", "June 30", "7 September"): a date, never a count."""
     doc = token.doc
     beside = [doc[j] for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
-    return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in MONTH_WORDS for t in beside)
+    return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in words("month_words") for t in beside)
 
 
 # A reciprocal ties no count: "two girls hug each other" and "three girls hug each other" both fit.
@@ -231,33 +180,21 @@ RECIPROCALS = {("each", "other"), ("one", "another")}
 
 def _tied(doc) -> bool:
     reciprocal = {i for t in doc[:-1] if (t.lower_, doc[t.i + 1].lower_) in RECIPROCALS for i in (t.i, t.i + 1)}
-    return any(t.lower_ in _TIED and t.i not in reciprocal for t in doc)
+    return any(t.lower_ in words("tied_count_words") and t.i not in reciprocal for t in doc)
 
 
 def _value(text: str) -> float:
-    """The value of a whole number as ``small_step`` writes it (digits or a word of STEP_WORDS)."""
-    words = {
-        w: i for i, w in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)
-    }
-    return words.get(text.lower()) or {"twelve": 12, "fifteen": 15}.get(text.lower()) or float(text.replace(",", ""))
-
-
-# Words before a later number that tie it to the first: a range, a comparison, a part, a share, a
-# restatement or a list of the first's parts ("rose to 6 from 5", "seven of the 14", "$54.3
-# million, or 22 cents a share", "three workers were two men and a woman", "including 24").
-_LINKS = {"from", "to", "than", "of", "between", "or", "including", "among", "out", "vs", "versus", "against"}
-_LINKS |= {":", "-", "–", "/", "is", "are", "was", "were", "be", "been", "being", "totalling", "totaling"}
-# Words skipped on the way back from a number to the word that ties it: currency, an article, an
-# approximation ("more than $17 million": "than" bounds it, it ties nothing).
-_BEFORE_NUMBER = {"$", "€", "£", "the", "a", "an", "about", "around", "nearly", "almost", "some", "approximately"}
-_BEFORE_NUMBER |= {"roughly", "just", "only", "least", "more", "less", "fewer", "over", "under", "up"}
+    """The value of a whole number as ``small_step`` writes it (digits or a word of ``number_word_steps``)."""
+    return float(
+        number_value(text) or {"ten": 10, "twelve": 12, "fifteen": 15}.get(text.lower()) or text.replace(",", "")
+    )
 
 
 def _word_before(doc, number) -> str:
     """The word before a number, past currency signs, articles and bounds ("more than $17")."""
     j = number.i - 1
     while j >= 0 and (
-        doc[j].lower_ in _BEFORE_NUMBER
+        doc[j].lower_ in words("before_number")
         or doc[j].lower_ == "than"
         and j > 0
         and doc[j - 1].lower_ in ("more", "less", "fewer")
@@ -275,7 +212,7 @@ def _tied_numbers(doc, first, others) -> bool:
     for number in others:
         after = doc[number.i + 1].text if number.i + 1 < len(doc) else ""
         word = _word_before(doc, number)
-        if word in _LINKS or word == "," and after == "," or number.i - first.i <= 2:
+        if word in words("number_links") or word == "," and after == "," or number.i - first.i <= 2:
             return True  # ", 34," an age in apposition; "3 2" a score
     return False
 
@@ -289,7 +226,7 @@ def _title_case_refusal(doc, token) -> str | None:
     if prev is not None and prev.text in CURRENCY:
         return None  # an amount of money ("Bets $250 Million", "Record $38 bn")
     if not token.text[:1].isdigit() or token.head.i < token.i or prev is not None and prev.pos_ not in ("VERB", "ADP"):
-        return "Title-Case headline (the tagger is unreliable there)"
+        return "anchor.title_case"
     return None
 
 
@@ -301,11 +238,15 @@ def numerical_step(doc, ctx=None) -> Made:
     (``_title_case_refusal``)."""
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     if not numbers:
-        raise Refuse("no number")
+        raise Refuse("numerical.no_number")
     token = numbers[0]
     if _tied_numbers(doc, token, numbers[1:]):
-        raise Refuse("more than one number (the others may depend on it)")
-    why = (_title_case_refusal(doc, token) if title_case(doc) else None) or _step_refusal(doc, token)
+        raise Refuse("numerical.several_numbers")
+    why = (
+        (_title_case_refusal(doc, token) if title_case(doc) else None)
+        or fixed_number(doc, token)
+        or _step_refusal(doc, token)
+    )
     if why is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: stepped(doc, token)}), "numerical:small_step")

@@ -2,38 +2,9 @@
 
 from __future__ import annotations
 
-from pairbench.generated_suites.edits import (
-    NAMED_TYPES,
-    Made,
-    Refuse,
-    finite_verb,
-    headline_plan,
-    match_case,
-    single_clause,
-)
+from pairbench.generated_suites.edits import Made, Refuse, finite_verb, headline_plan, match_case, single_clause
+from pairbench.generated_suites.lexicon import table, words
 
-# Verbs whose two arguments can be exchanged without changing the meaning.
-SYMMETRIC = {"meet", "marry", "resemble", "equal", "match", "date", "fight", "hug", "kiss", "battle", "wrestle"}
-# Verbs that make idioms with a bare noun (take office, make sense, catch fire, hold power).
-LIGHT_VERBS = {
-    "take",
-    "make",
-    "have",
-    "give",
-    "do",
-    "hold",
-    "keep",
-    "lose",
-    "set",
-    "pay",
-    "catch",
-    "gain",
-    "seek",
-    "win",
-    "claim",
-    "cut",
-    "change",
-}
 _PRONOUN_TAGS = ("PRP", "PRP$", "WP", "WDT", "EX")
 _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantmod", "punct"}
 
@@ -41,29 +12,29 @@ _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantm
 def argument(token):
     """The contiguous noun phrase of an argument (determiner, modifiers, head), or refuse."""
     if token.tag_ in _PRONOUN_TAGS or token.pos_ == "PRON":
-        raise Refuse("pronoun argument (case would change)")
+        raise Refuse("entity_swap.pronoun_argument")
     if token.pos_ not in ("NOUN", "PROPN"):
-        raise Refuse("argument is not a noun phrase")
+        raise Refuse("entity_swap.not_a_noun_phrase")
     span = list(token.subtree)
     if any(t.tag_ in _PRONOUN_TAGS for t in span):
-        raise Refuse("pronoun in an argument (its, their, ...)")
+        raise Refuse("entity_swap.pronoun_in_argument")
     if any(not (t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'")) for t in span):
-        raise Refuse("argument with symbols or markup")
+        raise Refuse("entity_swap.symbols_in_argument")
     if any(t.dep_ not in _SPAN_OK and t.i != token.i for t in span):
-        raise Refuse("argument with a clause, coordination or prepositional phrase")
+        raise Refuse("entity_swap.complex_argument")
     if span[-1].i - span[0].i + 1 != len(span) or span[-1].i != token.i:
-        raise Refuse("argument is not a simple contiguous noun phrase")
+        raise Refuse("entity_swap.discontiguous_argument")
     if span[0].lower_ in ("a", "an") and token.tag_ in ("NNS", "NNPS"):
-        raise Refuse("a before a plural (a young men: the source disagrees with itself)")
+        raise Refuse("entity_swap.a_before_plural")
     doc = token.doc
     if token.i + 2 < len(doc) and doc[token.i + 1].text == "," and doc[token.i + 2].tag_ in ("NN", "NNS"):
-        raise Refuse("argument followed by a comma and a noun (liquids, gels: a list the parse missed)")
+        raise Refuse("entity_swap.missed_list")
     before = doc[span[0].i - 1] if span[0].i > 0 else None
     after = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if (before is not None and before.whitespace_ == "" and (before.is_alpha or before.text == "-")) or (
         token.whitespace_ == "" and after is not None and (after.is_alpha or after.text == "-")
     ):
-        raise Refuse("argument glued to a neighbouring word (re-election)")
+        raise Refuse("entity_swap.glued_argument")
     return doc[span[0].i : span[-1].i + 1]
 
 
@@ -72,11 +43,7 @@ def _number_unsure(token) -> bool:
     "some": as a subject its number, and so its verb's, is a guess."""
     dets = {c.lower_ for c in token.children if c.dep_ == "det"}
     counted = any(c.dep_ == "nummod" for c in token.children)
-    return token.lower_ in ZERO_PLURAL and dets <= {"some"} and not counted
-
-
-# Countable nouns whose plural is the singular.
-ZERO_PLURAL = {"shrimp", "fish", "sheep", "deer", "salmon", "trout", "cod", "squid", "moose", "bison", "aircraft"}
+    return token.lower_ in words("zero_plurals") and dets <= {"some"} and not counted
 
 
 def plural(token) -> bool:
@@ -85,11 +52,11 @@ def plural(token) -> bool:
 
 def phrase(span, *, first: bool) -> str:
     """The argument's words; a leading determiner takes the case of its new position."""
-    words = [t.text_with_ws for t in span]
-    named = span[0].ent_type_ in NAMED_TYPES  # "Thai political protests": a name keeps its capital
+    pieces = [t.text_with_ws for t in span]
+    named = span[0].ent_type_ in words("named_types")  # "Thai political protests": a name keeps its capital
     if span[0].tag_ == "DT" or span[0].pos_ != "PROPN" and not span[0].text.isupper() and not named:
-        words[0] = words[0][:1].lower() + words[0][1:]
-    text = "".join(words).rstrip()
+        pieces[0] = pieces[0][:1].lower() + pieces[0][1:]
+    text = "".join(pieces).rstrip()
     return text[:1].upper() + text[1:] if first and span.doc.text[:1].isupper() else text
 
 
@@ -98,15 +65,15 @@ def entity_swap(doc, ctx=None) -> Made:
     plan = headline_plan(doc, root)  # "Abbas to lead X" -> "X to lead Abbas": an infinitive agrees with no one
     if plan is None:
         finite_verb(root)  # a finite main clause: headlines and fragments parse too loosely
-    if root.lemma_.lower() in SYMMETRIC:
-        raise Refuse("symmetric verb (meet, marry, ...)")
+    if root.lemma_.lower() in words("symmetric_verbs"):
+        raise Refuse("entity_swap.symmetric_verb")
     if (root.i + 1 < len(doc) and not root.whitespace_ and doc[root.i + 1].text == "-") or (
         root.i > 0 and doc[root.i - 1].text == "-" and not doc[root.i - 1].whitespace_
     ):
-        raise Refuse("verb glued to a neighbour by a hyphen (bans carry-on liquids: a modifier, not the verb)")
+        raise Refuse("entity_swap.hyphenated_verb")
     subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subj is None:
-        raise Refuse("no subject")
+        raise Refuse("entity_swap.no_subject")
     if subj.dep_ == "nsubj":
         obj = next((c for c in root.children if c.dep_ == "dobj"), None)
         rule = "entity_swap:subject_object"
@@ -115,58 +82,66 @@ def entity_swap(doc, ctx=None) -> Made:
         obj = next((c for c in agent.children if c.dep_ == "pobj"), None) if agent is not None else None
         rule = "entity_swap:passive_agent"
     if obj is None:
-        raise Refuse("no second argument (object or by-agent)")
+        raise Refuse("entity_swap.no_second_argument")
     if obj.ent_type_ in ("DATE", "TIME"):
-        raise Refuse("object is a time expression")
+        raise Refuse("entity_swap.time_object")
     if (
         obj.dep_ == "dobj"
         and obj.tag_ == "NN"
-        and root.lemma_.lower() in LIGHT_VERBS
+        and root.lemma_.lower() in words("light_verbs")
         and not any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in obj.children)
     ):
-        raise Refuse("bare noun object (takes office, takes part: an idiom, not a participant)")
+        raise Refuse("entity_swap.light_verb_idiom")
     if root.lemma_ == "play" and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss") for c in obj.children):
-        raise Refuse("bare instrument or game after play (playing guitar: Guitar is playing reads as broken)")
+        raise Refuse("entity_swap.bare_object_of_play")
     if any(c.dep_ == "xcomp" and c.i > obj.i for c in root.children):
-        raise Refuse("object with a complement after it (sets high bar to change: it goes with the object)")
+        raise Refuse("entity_swap.object_complement")
     a, b = argument(subj), argument(obj)
     if a.start > 0 and doc[a.start - 1].text == ":" and a[0].text[:1].isupper():
-        raise Refuse("a capitalised subject after a colon (Sheriff: Man recovers: a headline's capital or a name's?)")
+        raise Refuse("entity_swap.subject_after_colon")
     if plan is None and _number_unsure(obj):
-        raise Refuse("a noun of one form for both numbers moved to the subject (Some shrimp is brushing: is or are?)")
+        raise Refuse("entity_swap.zero_plural_object")
     if any(t.dep_ == "amod" and any(n.dep_ == "nummod" and n.i > t.i for n in span) for span in (a, b) for t in span):
-        raise Refuse("an adjective before a count (shot dead 30 miners: it goes with the verb)")
+        raise Refuse("entity_swap.adjective_before_count")
     names_in_s = any(
         (t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0) and t.lower_.endswith("s") for t in (subj, obj)
     )
     if names_in_s and plan is None:  # an infinitive agrees with neither
-        raise Refuse("proper noun ending in s (its number is unsure: Homs, Lucent Technologies)")
+        raise Refuse("entity_swap.proper_noun_in_s")
     words_a, words_b = ({t.lower_ for t in span if t.is_alpha and not t.is_stop} for span in (a, b))
     if words_a <= words_b or words_b <= words_a:  # "a toy train ... a toy car" keeps two participants
-        raise Refuse("arguments share a word (myanmar government ... myanmar)")
+        raise Refuse("entity_swap.shared_word")
+    bare = obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in obj.children)
+    if bare and obj.lower_ in words("fixed_bare_nouns"):
+        raise Refuse("entity_swap.fixed_phrase")  # "will enter orbit", "encrypted by default": no participant
+    after = doc[obj.i + 1] if obj.i + 1 < len(doc) else None
+    headline = not any(c.dep_ in ("det", "poss") for c in subj.children)
+    if (
+        bare
+        and headline
+        and after is not None
+        and after.dep_ == "prep"
+        and after.head == root
+        and after.lower_ != "from"
+    ):
+        raise Refuse("entity_swap.object_with_its_phrase")  # "approve pipeline to the coast": the phrase is its
     tokens = [t.text_with_ws for t in doc]
     if plan is not None:
         rule = "entity_swap:headline_plan"
     elif plural(subj) != plural(obj):
         aux = _agreeing_auxiliary(root, a, b)
-        tokens[aux.i] = match_case(AGREEMENT[aux.lower_], aux.text) + aux.whitespace_
+        tokens[aux.i] = match_case(table("auxiliary_agreement")[aux.lower_], aux.text) + aux.whitespace_
         rule = AGREED_RULES[rule]
-    if a.text.lower() == b.text.lower():
-        raise Refuse("identical arguments")
     tail_a, tail_b = a[-1].whitespace_, b[-1].whitespace_
     out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + tail_a
     out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + tail_b + "".join(tokens[b.end :])
     return Made(out.strip(), rule)
 
 
-# An auxiliary and its form for a subject of the other number: the one verb form a swap of a
-# singular and a plural argument changes ("A man is lifting weights" -> "Weights are lifting a man").
-AGREEMENT = {"is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has"}
 AGREED_RULES = {
     "entity_swap:subject_object": "entity_swap:subject_object_agreement",
     "entity_swap:passive_agent": "entity_swap:passive_agent_agreement",
 }
-_IRREGULAR_PLURALS = {"men", "women", "people", "children", "mice", "geese", "feet", "teeth", "police"}
 
 
 def _agreeing_auxiliary(root, a, b):
@@ -175,13 +150,15 @@ def _agreeing_auxiliary(root, a, b):
     (12 tokens, no comma, no coordinated verb), or a plural without a plural's form (a tagger may
     tag "broccoli" a plural)."""
     doc = root.doc
-    aux = next((c for c in root.children if c.dep_ in ("aux", "auxpass") and c.lower_ in AGREEMENT), None)
+    aux = next(
+        (c for c in root.children if c.dep_ in ("aux", "auxpass") and c.lower_ in table("auxiliary_agreement")), None
+    )
     if aux is None or not a.end <= aux.i < b.start:
-        raise Refuse("arguments differ in number (the verb would disagree)")
+        raise Refuse("entity_swap.number_disagrees")
     if len(doc) > 12 or any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") or t.text in (",", ";") for t in doc):
-        raise Refuse("arguments differ in number, in a sentence longer than a caption (one verb form re-agreed)")
+        raise Refuse("entity_swap.agreement_beyond_caption")
     for span in (a, b):
         head = span.root
-        if plural(head) and not (head.lower_.endswith("s") or head.lower_ in _IRREGULAR_PLURALS):
-            raise Refuse("arguments differ in number (the verb would disagree)")
+        if plural(head) and not (head.lower_.endswith("s") or head.lower_ in words("irregular_plurals")):
+            raise Refuse("entity_swap.number_disagrees")
     return aux

@@ -14,81 +14,13 @@ import re
 from lemminflect import getAllLemmas, getInflection
 
 from pairbench.generated_suites.edits import Made
+from pairbench.generated_suites.lexicon import saying, words
 
-# Reporting and attitude verbs: "may" on them hedges the report, not the claim.
-REPORTING = {
-    "accuse", "allege", "announce", "believe", "claim", "consider", "deny", "insist", "pledge",
-    "promise", "report", "say", "state", "suspect", "tell", "think", "threaten", "vow", "warn",
-    "expect", "predict", "anticipate", "forecast",
-}  # fmt: skip
-# Verbs whose object carries a claim ("accused X of trying to ...", "claimed X with ...", "denies
-# involvement", "is considered a threat"), or that only report: may on them doubts the report,
-# whatever follows them.
-REPORT_ONLY = {"say", "tell", "report", "state", "accuse", "allege", "claim", "deny", "consider"}
-# Verbs with two objects, or an object and its complement: "bail granted X" and "X granted bail"
-# can mean the same; "EU declares Hezbollah's wing terror group" has no second participant.
-DITRANSITIVE = {
-    "award", "bring", "give", "grant", "hand", "lend", "offer", "owe", "pay", "promise", "sell",
-    "send", "show", "teach", "tell", "declare", "name", "label", "brand", "elect",
-}  # fmt: skip
-# Light-verb idioms: (verb lemma, object noun) that name no second participant.
-IDIOM_OBJECTS = {"sense", "place", "part", "note", "care", "sure", "way", "effect", "time", "hold", "shape", "hand"}
-# Nouns after "no" that make a fixed expression ("no sense", "no doubt").
-FIXED_AFTER_NO = {"sense", "doubt", "wonder", "way", "matter", "longer", "idea", "chance", "end", "use", "point"}
-# Nouns a nationality or country only some countries have ("Saudi presidency").
-STATE_NOUNS = {
-    "presidency", "president", "presidential", "monarchy", "king", "queen", "royal", "prime",
-    "parliament", "congress", "senate", "chancellor", "premier", "emir", "throne", "stocks", "shares",
-}  # fmt: skip
-# Place names that take "the" ("the US", "the Netherlands").
-WITH_ARTICLE = {
-    "us", "u.s.", "uk", "u.k.", "united states", "united kingdom", "netherlands", "philippines",
-    "bahamas", "gambia", "congo", "czech republic", "dominican republic", "uae", "united arab emirates",
-}  # fmt: skip
-# Events and features only some places have: a hurricane in landlocked Illinois, a Nairobi metro fire.
-NATURAL = {
-    "hurricane", "typhoon", "cyclone", "tornado", "tsunami", "earthquake", "quake", "volcano", "eruption",
-    "monsoon", "flood", "flooding", "wildfire", "drought", "blizzard", "avalanche", "coast", "coastal",
-    "beach", "island", "glacier", "desert", "metro", "subway", "tram",
-}  # fmt: skip
-# Countries English names by their adjective before a noun ("a French factory", never "a France
-# factory"; "Bangladesh clothes factory" -> "France clothes factory": two of two readers).
-ADJECTIVE_BEFORE_NOUN = {
-    "france", "britain", "england", "scotland", "wales", "ireland", "spain", "portugal", "germany",
-    "netherlands", "switzerland", "sweden", "norway", "denmark", "finland", "poland", "greece",
-    "turkey", "china", "japan",
-}  # fmt: skip
-# The world powers of nuclear talks: "US, world powers begin talks" names one of them twice.
-WORLD_POWERS = {
-    "us",
-    "u.s.",
-    "united states",
-    "america",
-    "uk",
-    "u.k.",
-    "britain",
-    "france",
-    "china",
-    "russia",
-    "germany",
-}
-PRONOUNS = {"it", "its", "itself", "he", "him", "his", "himself", "she", "her", "hers", "herself"}
-PRONOUNS |= {"they", "them", "their", "theirs", "themselves"}
 FINITE = {"VBZ", "VBD", "VBP"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
-STOP = {
-    "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "with", "by", "from",
-    "is", "are", "was", "were", "be", "been", "being", "am", "'s", "s", "do", "does", "did", "has",
-    "have", "had", "this", "that", "these", "those", "it", "its", "as", "into", "onto", "up", "out",
-}  # fmt: skip
 # More content words than this in one sentence of an anchor and not the other: no paraphrase.
 MAX_CHANGED = 4
-# A sentence whose last word is one of these was cut off ("... after iraq issued its").
-DANGLING = {
-    "a", "an", "the", "its", "their", "his", "her", "our", "my", "your", "of", "to", "in", "on",
-    "at", "for", "with", "and", "or", "but", "from", "by", "that", "into", "than",
-}  # fmt: skip
 # A word written twice, or two words no sentence puts side by side ("running at on the shore").
 _BROKEN = re.compile(r"\b(\w+) \1\b|\b(at on|on at|a the|the a|an the)\b", re.IGNORECASE)
 
@@ -147,40 +79,46 @@ def _hedging(doc, a, made):
         else ()
     )
     if _coordinated_finite(doc, shared):
-        return "hedge on one of coordinated verbs"
-    if verb is not None and verb.lemma_.lower() in REPORTING and _reports_a_claim(verb):
-        return "hedge on a reporting or attitude verb"
+        return "check.hedge_coordinated_verbs"
+    if verb is not None and verb.lemma_.lower() in saying("hedge") and _reports_a_claim(verb):
+        return "check.hedge_reporting_verb"
     return None
 
 
 def _reports_a_claim(verb) -> bool:
-    """A verb of saying or accusing (REPORT_ONLY), or one of thinking or announcing with a clause
+    """A verb of saying or accusing (``report_only``), or one of thinking or announcing with a clause
     or a to-infinitive after it ("believes that ...", "expects prices to rise"): may on it doubts
     the report, not the claim. With an object only ("announced plans", "warns Kenya of the cost")
     the verb is the event, and the hedge doubts it."""
-    return verb.lemma_.lower() in REPORT_ONLY or any(c.dep_ in ("ccomp", "xcomp", "parataxis") for c in verb.children)
+    return verb.lemma_.lower() in saying("report_only") or any(
+        c.dep_ in ("ccomp", "xcomp", "parataxis") for c in verb.children
+    )
 
 
 def _negation(doc, a, made):
     if _coordinated_finite(doc):
-        return "negation of one of coordinated verbs"
+        return "check.negation_coordinated_verbs"
     start, old, new = changed(a, made.text)
     verb = (a[start:].split() or [""])[0] if not old else old
     if "-" in new or "-" in verb:
-        return "negation inside a noun phrase"
+        return "check.negation_in_noun_phrase"
     return None
 
 
 def _entity_swap(doc, a, made):
     for t in doc:
-        if t.lemma_.lower() in DITRANSITIVE and t.pos_ == "VERB":
-            return "swap around a verb with two objects"
-        if t.dep_ in ("dobj", "attr", "acomp") and t.lemma_.lower() in IDIOM_OBJECTS and t.head.pos_ in ("VERB", "AUX"):
-            return "swap of a light-verb idiom"
-        if t.text.lower() in PRONOUNS and t.tag_ in ("PRP", "PRP$"):
-            return "a pronoun would refer to the other entity"
+        if t.lemma_.lower() in words("ditransitive_verbs") and t.pos_ == "VERB":
+            return "check.swap_two_objects"
+        if (
+            t.dep_ in ("dobj", "attr", "acomp")
+            and t.lemma_.lower() in words("idiom_objects")
+            and t.head.pos_ in ("VERB", "AUX")
+        ):
+            return "check.swap_light_verb_idiom"
+        if t.text.lower() in words("third_person_pronouns") and t.tag_ in ("PRP", "PRP$"):
+            return "check.swap_pronoun"
         if t.dep_ == "ROOT" and t.pos_ == "VERB" and any(n.pos_ == "NOUN" and n.lemma_ == t.lemma_ for n in doc):
-            return "the verb's event named again (visited London during the first visit by: the swap contradicts it)"
+            return "check.swap_event_named_again"
     return None
 
 
@@ -192,34 +130,33 @@ def _near_miss(doc, a, made):
     if token is None:
         return None
     following = doc[token.i + len(old.split())] if token.i + len(old.split()) < len(doc) else None
-    if following is not None and following.text.lower() in STATE_NOUNS:
-        return "nationality or country with a noun only some countries have"
-    if following is not None and following.pos_ == "NOUN" and new.lower() in ADJECTIVE_BEFORE_NOUN:
-        return "a country English names by its adjective before a noun (France clothes factory: French)"
+    if following is not None and following.text.lower() in words("state_nouns"):
+        return "check.near_miss_state_noun"
+    if following is not None and following.pos_ == "NOUN" and new.lower() in words("adjective_countries"):
+        return "check.near_miss_country_adjective"
     if any(e.label_ == "PERSON" for e in doc.ents) or any(
         t.dep_ == "nsubj" and t.tag_ == "NNP" and t.ent_type_ in ("", "PERSON") for t in doc
     ):
-        return "nationality or country that may be a named person's"
+        return "check.near_miss_person_nationality"
     before = doc[token.i - 1].text.lower() if token.i > 0 else ""
-    if (new.lower() in WITH_ARTICLE) != (old.lower() in WITH_ARTICLE) and before != "the":
-        return "place name that takes an article"
+    if (new.lower() in words("places_with_article")) != (
+        old.lower() in words("places_with_article")
+    ) and before != "the":
+        return "check.near_miss_place_article"
     if any(t.tag_ == "JJS" for t in doc):
-        return "place in a superlative claim"
-    if made.rule.endswith(":gpe") and any(t.lemma_.lower() in NATURAL for t in doc):
-        return (
-            "a place beside a natural event, a coast or a railway"
-            " (Hawaii preps for a hurricane, a Moscow metro fire: the new place may have none)"
-        )
-    if new.lower().strip(",.;:") in WORLD_POWERS and any(t.lower_ == "powers" for t in doc):
-        return "a world power put beside the world powers (Iran, world powers -> US, world powers: one of them)"
+        return "check.near_miss_superlative"
+    if made.rule.endswith(":gpe") and any(t.lemma_.lower() in words("natural_features") for t in doc):
+        return "check.near_miss_natural_event"
+    if new.lower().strip(",.;:") in words("world_powers") and any(t.lower_ == "powers" for t in doc):
+        return "check.near_miss_world_power"
     return None
 
 
 def _quantifier(doc, a, made):
     start, old, _ = changed(a, made.text)
     rest = a[start + len(old) :].split()
-    if old.lower() == "no" and rest and rest[0].lower().strip(".,;:!?") in FIXED_AFTER_NO:
-        return "fixed expression with no"
+    if old.lower() == "no" and rest and rest[0].lower().strip(".,;:!?") in words("fixed_after_no"):
+        return "check.quantifier_fixed_no"
     return None
 
 
@@ -235,13 +172,13 @@ VETOES = {
 def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
     """Why the made pair is refused after all, or None."""
     if _quotes_moved(a, made.text):
-        return "quotation marks moved"
+        return "check.quotes_moved"
     check = VETOES.get(category)
     return check(doc, a, made) if check else None
 
 
 def _content(text: str) -> set[str]:
-    return {w.lower().strip("'") for w in _WORD.findall(text)} - STOP
+    return {w.lower().strip("'") for w in _WORD.findall(text)} - words("stop_words")
 
 
 def _sentences(text: str) -> int:
@@ -277,11 +214,11 @@ CUT_WORDS = 20
 def anchor_veto(text: str) -> str | None:
     """Why no pair is made from an anchor at all (every pair would carry its flaw), or None."""
     if lost_word(text):
-        return "a word lost in the anchor (two spaces or a space before its full stop: an  game)"
+        return "anchor.lost_word"
     if len(text.split()) > CUT_WORDS and not text.rstrip().endswith((".", "!", "?", '"', "'", ")")):
-        return f"an anchor cut off (over {CUT_WORDS} words and no final stop: news text cut at a length)"
+        return "anchor.cut_off"
     if _A_PLURAL.search(text):
-        return "a or an before a plural (A women holds, A young men jumps: the anchor disagrees with itself)"
+        return "anchor.article_before_plural"
     return None
 
 
@@ -301,22 +238,22 @@ _RUN_IN = re.compile(rf"\b[a-z]+ (?:{_OPENERS})\b(?! [A-Z])")
 def fragment_veto(text: str) -> str | None:
     """Why a source sentence is no fluent sentence (a negative control's other paraphrase), or None."""
     if text.count('"') % 2:
-        return "other paraphrase has an unbalanced quote (a fragment)"
+        return "negative_control.unbalanced_quote"
     if _SYMBOL_RUN.search(text):
-        return "other paraphrase has a run of dashes or symbols (------ news text: not fluent)"
+        return "negative_control.symbol_run"
     if lost_word(text):
-        return "other paraphrase has a word lost (two spaces or a space before a full stop: bought the  cover-up)"
-    words = text.split()
-    if words and words[-1].lower() in DANGLING:
-        return "other paraphrase ends in a determiner, preposition or conjunction (cut off)"
+        return "negative_control.lost_word"
+    last = text.split()[-1:]
+    if last and last[0].lower() in words("dangling_words"):
+        return "negative_control.dangling_end"
     if _BROKEN.search(text) or _NUMBER_TWICE.search(text):
-        return "other paraphrase has a doubled word or two words that never meet (at on)"
+        return "negative_control.broken_words"
     if _ARTICLE_CLASH.search(text):
-        return "other paraphrase has an article that does not agree (a eagle)"
+        return "negative_control.article_clash"
     if _RUN_IN.search(text):
-        return "other paraphrase runs two sentences together (not well Alright just got in)"
+        return "negative_control.run_in"
     if misspelt(text):
-        return "other paraphrase has a word the English word list lacks (a typo, a cut-off word or a rare one: slced, strik)"
+        return "negative_control.misspelt"
     return None
 
 
@@ -360,17 +297,17 @@ def misspelt(text: str) -> bool:
 def paraphrase_veto(a: str, p: str) -> str | None:
     """Why an anchor's (A, P) is no paraphrase after all, or None."""
     if any(_SYMBOL_RUN.search(text) for text in (a, p)):
-        return "a run of dashes or symbols (------ news text: not fluent)"
+        return "positive_control.symbol_run"
     flaw = fragment_veto(p)
     if flaw is not None and fragment_veto(a) is None:
-        return f"the paraphrase is no fluent sentence where the anchor is ({flaw.removeprefix('other paraphrase ')})"
+        return "positive_control.paraphrase_not_fluent"
     if _kind(a) != _kind(p):
-        return "question, exclamation or statement differs"
+        return "positive_control.sentence_kind"
     if _sentences(a) != _sentences(p):
-        return "sentence count differs"
+        return "positive_control.sentence_count"
     wa, wp = _content(a), _content(p)
     if wa != wp and (wa < wp or wp < wa):
-        return "words added to the other"
+        return "positive_control.words_added"
     if len(wa ^ wp) > MAX_CHANGED:
-        return "too many content words added or dropped"
+        return "positive_control.too_many_changed"
     return None

@@ -1,0 +1,70 @@
+"""Word lists of the generated suites, one data file per list (``lexicon/<name>.yaml``).
+
+A file is ``{description: ..., words: [...]}`` (a list) or ``{description: ..., table: {key: value}}``
+(a mapping). Each list is kept once in the project; a module that needs a variant derives it
+where it uses it. Files are read on first use and cached: nothing is read at import."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+
+from pairbench.core.errors import PairbenchError
+
+FOLDER = Path(__file__).resolve().parent / "lexicon"
+
+
+class LexiconError(PairbenchError):
+    """A lexicon file that is missing or not of the form ``{description, words | table}``."""
+
+
+@cache
+def _load(name: str, folder: Path = FOLDER) -> dict:
+    import yaml
+
+    path = folder / f"{name}.yaml"
+    if not path.is_file():
+        raise LexiconError(f"{path}: no such lexicon file; add it as {{description: ..., words: [...]}}")
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if not isinstance(data, dict) or not isinstance(data.get("description"), str):
+        raise LexiconError(f"{path}: a lexicon file is a mapping with a one-line `description`; add one")
+    kinds = [k for k in ("words", "table") if k in data]
+    if len(kinds) != 1:
+        raise LexiconError(f"{path}: give exactly one of `words` (a list) or `table` (a mapping)")
+    if set(data) - {"description", "words", "table"}:
+        raise LexiconError(f"{path}: unknown key(s) {sorted(set(data) - {'description', 'words', 'table'})}")
+    body = data[kinds[0]]
+    if kinds[0] == "words" and not (isinstance(body, list) and all(isinstance(w, str) for w in body)):
+        raise LexiconError(f"{path}: `words` must be a list of strings")
+    if kinds[0] == "table" and not isinstance(body, dict):
+        raise LexiconError(f"{path}: `table` must be a mapping of word to value")
+    return data
+
+
+@cache
+def words(name: str) -> frozenset[str]:
+    """The words of list ``name`` (a ``words`` file, or the keys of a ``table`` file)."""
+    data = _load(name)
+    return frozenset(data["words"] if "words" in data else data["table"])
+
+
+@cache
+def table(name: str) -> MappingProxyType:
+    """The mapping of table file ``name`` (read-only: it is cached and shared)."""
+    data = _load(name)
+    if "table" not in data:
+        raise LexiconError(f"{FOLDER / name}.yaml: a `words` list, not a `table`; read it with words()")
+    return MappingProxyType(data["table"])
+
+
+@cache
+def saying(use: str) -> frozenset[str]:
+    """The verbs of saying (``verbs_of_saying``, one list) that ``use`` reads: claim, hedge,
+    report_only, ... (each verb's uses are in the file)."""
+    return frozenset(verb for verb, uses in table("verbs_of_saying").items() if use in uses)
+
+
+def names() -> list[str]:
+    """Every lexicon list, by file name."""
+    return sorted(p.stem for p in FOLDER.glob("*.yaml"))

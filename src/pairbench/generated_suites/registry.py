@@ -1,0 +1,234 @@
+"""The registry of the generated suites' rules and refusals, kept as data (``registry/<area>.yaml``).
+
+Each record has a stable dotted id (``<area>.<snake_case>``), its kind (``rule`` or
+``refusal``), its category (a generated category, or ``any`` for the shared areas ``anchor``
+and ``check``), a one-line reason, examples that must pass (``keep``) and, for a refusal,
+anchors it must refuse (``refuse``), and optionally spaCy ``Matcher`` / ``DependencyMatcher``
+patterns. Files are read and validated on first use; a bad file raises ``RegistryError``
+naming the file and the id. ``python -m pairbench.generated_suites.registry --markdown``
+writes ``docs/generated_rules.md`` from it."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pairbench.core.errors import PairbenchError
+from pairbench.generated_suites.config import GENERATED_CATEGORIES
+
+FOLDER = Path(__file__).resolve().parent / "registry"
+AREAS = ("anchor", "check", *GENERATED_CATEGORIES)  # one registry file (or more) per area
+SHARED_AREAS = ("anchor", "check")  # refusals of any category (or of one, for a check on a made pair)
+KINDS = ("rule", "refusal")
+_ID = re.compile(r"^([a-z_]+)\.([a-z0-9_]+)$")
+_KEYS = {"id", "kind", "category", "reason", "rule", "keep", "refuse", "pattern", "dep_pattern"}
+_EXAMPLE_KEYS = {"anchor", "category", "paraphrase", "pair", "fallback"}
+
+
+class RegistryError(PairbenchError):
+    """A registry file whose records are not well formed."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """An anchor to try (``category``: the record's unless given); ``pair``: the sentence the rule
+    must make; ``paraphrase``: the anchor's paraphrase (positive controls); ``fallback``: the
+    fallback rule (a function of ``generate.FALLBACKS``) whose own refusal it shows, tried alone
+    (the main rule's refusal is the one counted)."""
+
+    anchor: str
+    category: str
+    paraphrase: str | None = None
+    pair: str | None = None
+    fallback: str | None = None
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    kind: str
+    category: str
+    reason: str
+    rule: str | None = None
+    keep: tuple[Example, ...] = ()
+    refuse: tuple[Example, ...] = ()
+    pattern: list | None = None  # spaCy Matcher patterns: a list of token-dict lists
+    dep_pattern: list | None = None  # DependencyMatcher patterns: a list of node-dict lists
+    path: str = ""
+
+    @property
+    def area(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+def _example(raw, default: str, where: str, key: str) -> Example:
+    if isinstance(raw, str):
+        raw = {"anchor": raw}
+    if not isinstance(raw, dict) or not isinstance(raw.get("anchor"), str) or set(raw) - _EXAMPLE_KEYS:
+        raise RegistryError(
+            f"{where}: each `{key}` example is a sentence or {{anchor, category?, paraphrase?, pair?, fallback?}}; fix it"
+        )
+    category = raw.get("category", default)
+    if category not in GENERATED_CATEGORIES:
+        raise RegistryError(f"{where}: `{key}` example of category {category!r}: name a generated category")
+    return Example(raw["anchor"], category, raw.get("paraphrase"), raw.get("pair"), raw.get("fallback"))
+
+
+def _check_patterns(record: dict, where: str) -> None:
+    """Patterns are lists of token-dict lists that spaCy's Matcher accepts (validate=True)."""
+    if record.get("pattern") is None and record.get("dep_pattern") is None:
+        return
+    from spacy.matcher import DependencyMatcher, Matcher
+
+    vocab = _blank_vocab()
+    try:
+        if record.get("pattern") is not None:
+            Matcher(vocab, validate=True).add(record["id"], record["pattern"])
+        if record.get("dep_pattern") is not None:
+            DependencyMatcher(vocab, validate=True).add(record["id"], record["dep_pattern"])
+    except (ValueError, TypeError, KeyError) as err:
+        first = str(err).strip().splitlines()[0]
+        raise RegistryError(f"{where}: spaCy refuses its pattern ({first}); fix the pattern") from None
+
+
+@lru_cache(maxsize=1)
+def _blank_vocab():
+    """An empty vocab to validate patterns against (made once)."""
+    from spacy.vocab import Vocab
+
+    return Vocab()
+
+
+def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
+    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+        raise RegistryError(f"{path}: every record is a mapping with an `id`; fix the record {raw!r:.60}")
+    rid = raw["id"]
+    where = f"{path.name}: {rid}"
+    match = _ID.match(rid)
+    if not match or match.group(1) != area:
+        raise RegistryError(f"{where}: an id is `{area}.<snake_case>` in {path.name}; rename it")
+    if set(raw) - _KEYS:
+        raise RegistryError(f"{where}: unknown key(s) {sorted(set(raw) - _KEYS)}; use {sorted(_KEYS)}")
+    kind, category, reason = raw.get("kind"), raw.get("category"), raw.get("reason")
+    if kind not in KINDS:
+        raise RegistryError(f"{where}: `kind` is {kind!r}; use rule or refusal")
+    allowed = ("any", *GENERATED_CATEGORIES) if area in SHARED_AREAS else (area,)
+    if category not in allowed:
+        want = "`any` or a generated category" if area in SHARED_AREAS else repr(area)
+        raise RegistryError(f"{where}: `category` is {category!r}; records of {path.name} have {want}")
+    if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
+        raise RegistryError(f"{where}: `reason` must be one non-empty line")
+    default = category if category != "any" else "negation"
+    keep = tuple(_example(e, default, where, "keep") for e in raw.get("keep") or ())
+    refuse = tuple(_example(e, default, where, "refuse") for e in raw.get("refuse") or ())
+    if kind == "rule":
+        if not isinstance(raw.get("rule"), str) or refuse or (strict and not keep):
+            raise RegistryError(f"{where}: a rule names its `rule` column value and has `keep` examples only")
+    elif raw.get("rule") is not None or (strict and not refuse):
+        raise RegistryError(f"{where}: a refusal has no `rule` and at least one `refuse` example; add one")
+    _check_patterns(raw, where)
+    patterns = raw.get("pattern"), raw.get("dep_pattern")
+    return Record(rid, kind, category, reason, raw.get("rule"), keep, refuse, *patterns, str(path))
+
+
+def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
+    """Every record of the registry files in ``folder``, by id, validated (``strict=False``: a
+    record may lack its examples, for bench/registry_examples.py to find them)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's loader where built in
+    out: dict[str, Record] = {}
+    for path in sorted(Path(folder).glob("*.yaml")):
+        area = path.stem.split(".")[0]  # <area>.yaml, or <area>.<part>.yaml for records kept beside one module
+        if area not in AREAS:
+            raise RegistryError(f"{path}: no area {area!r}; name the file after one of {', '.join(AREAS)}")
+        try:
+            raws = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or []
+        except yaml.YAMLError as err:
+            raise RegistryError(f"{path}: not YAML ({str(err).splitlines()[0]}); fix its syntax") from None
+        if not isinstance(raws, list):
+            raise RegistryError(f"{path}: a registry file is a list of records; fix it")
+        for raw in raws:
+            record = _record(raw, area, path, strict)
+            if record.id in out:
+                raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
+            out[record.id] = record
+    return out
+
+
+@lru_cache(maxsize=1)
+def records() -> dict[str, Record]:
+    """The package's registry (read and validated on first use; that every record has its
+    examples is the registry test's check, not a reason to stop a run)."""
+    return load(FOLDER, strict=False)
+
+
+def reason(rid: str) -> str:
+    """The one-line reason of id ``rid``; an unregistered string is returned as given."""
+    record = records().get(rid)
+    return record.reason if record is not None else rid
+
+
+def by_reason() -> dict[str, str]:
+    """Each registered reason -> its id (to read counts stored under reasons)."""
+    return {r.reason: r.id for r in records().values()}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _first_example(record: Record) -> str:
+    examples = record.keep if record.kind == "rule" else record.refuse
+    if not examples:
+        return ""
+    e = examples[0]
+    text = f"{e.anchor} → {e.pair}" if e.pair else e.anchor
+    if e.paraphrase and not e.pair:
+        text += f" / {e.paraphrase}"
+    return text if e.category in (record.category, "negation") else f"({e.category}) {text}"
+
+
+def markdown(recs: dict[str, Record] | None = None) -> str:
+    """The tables of docs/generated_rules.md: one per area (id, kind, reason, one example)."""
+    recs = records() if recs is None else recs
+    lines = [
+        "# Rules and refusals of the generated suites",
+        "",
+        "Written by `python -m pairbench.generated_suites.registry --markdown` from "
+        "`src/pairbench/generated_suites/registry/*.yaml`; do not edit by hand. A refusal's id is "
+        "what the suite card counts; a rule's `rule` value is the suite's `rule` column.",
+    ]
+    for area in AREAS:
+        rows = [r for r in recs.values() if r.area == area]
+        if not rows:
+            continue
+        lines += ["", f"## {area}", "", "| id | kind | reason | example |", "|---|---|---|---|"]
+        for r in sorted(rows, key=lambda r: (r.kind != "rule", r.id)):
+            name = f"`{r.id}` (`{r.rule}`)" if r.rule else f"`{r.id}`"
+            lines.append(f"| {name} | {r.kind} | {_cell(r.reason)} | {_cell(_first_example(r))} |")
+    return "\n".join(lines) + "\n"
+
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "generated_rules.md"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Check the registry; write its tables.")
+    parser.add_argument("--markdown", action="store_true", help=f"write {DOC.name} (docs/) from the registry")
+    args = parser.parse_args(argv)
+    recs = records()
+    if args.markdown:
+        DOC.write_text(markdown(recs), encoding="utf-8")
+        print(f"wrote {DOC} ({len(recs)} records)")
+    else:
+        print(f"{len(recs)} records, valid")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""The registry of generated-suite rules and refusals (src/pairbench/generated_suites/registry/):
+every example of every record, the registry's validation, its ids against the code's, the
+generated docs table and a record added in a throwaway registry folder."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from pairbench.core.sources import locate_local, parse_source
+from pairbench.generated_suites import registry
+from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
+from pairbench.generated_suites.edits import Made, Refuse
+from pairbench.generated_suites.generate import FALLBACKS, RULES, example_context, generate, load_parser, try_anchor
+from pairbench.generated_suites.lexicon import LexiconError, names, words
+
+PACKAGE = REPO / "src" / "pairbench" / "generated_suites"
+# Refusals no anchor reaches through ``try_anchor``: a country near miss needs a country in the
+# examples' entity inventory (it has two cities and two men); lemminflect inflects every lemma,
+# and no rule has yet made its anchor unchanged. Each stays as a guard.
+NO_EXAMPLE = (
+    "anchor.no_inflection",
+    "check.no_change",
+    "check.near_miss_country_adjective",
+    "check.near_miss_place_article",
+    "check.near_miss_world_power",
+)
+SUITE_LEVEL = ("check.audit", "positive_control.under_control_min_score")
+
+
+def _examples():
+    for rid, record in sorted(registry.records().items()):
+        for i, example in enumerate(record.refuse):
+            yield pytest.param(rid, "refuse", example, id=f"{rid}-refuse-{i}")
+        for i, example in enumerate(record.keep):
+            yield pytest.param(rid, "keep", example, id=f"{rid}-keep-{i}")
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
+
+
+def _suite_level(nlp, rid, example):
+    """The two refusals a whole suite makes, not one anchor: a positive control scored under
+    ``control_min_score`` (the example's pair left out of the scored pairs), and a pair of a rule
+    that a graded audit drops (the example is the pair made; tests/test_generated_audit.py drops
+    it)."""
+    if rid == "check.audit":
+        return try_anchor(nlp, example.anchor, example.category)
+    other = ("A woman is slicing an onion.", "A woman slices an onion.")
+    block = {"data": "d", "split": ["train"], "categories": ["positive_control", "negation"]}
+    out = generate(
+        "t", [(example.anchor, example.paraphrase), other], nlp, SuiteSettings.from_block(block, "t"), {other}
+    )
+    return next(iter(out.refusals["positive_control"]))
+
+
+@pytest.mark.parametrize("rid, kind, example", list(_examples()))
+def test_every_registry_example(nlp, rid, kind, example):
+    record = registry.records()[rid]
+    if rid in SUITE_LEVEL:
+        got = _suite_level(nlp, rid, example)
+        assert isinstance(got, Made) if rid == "check.audit" else got == rid
+        return
+    if example.fallback is not None:  # one rule's own refusal, tried alone: a fallback's, or the main
+        # rule's where a fallback then makes a pair (the main rule's refusal is the one counted)
+        main = RULES[example.category]
+        if example.fallback == main.__name__:
+            rule = functools.partial(main, ctx=example_context(nlp))
+        else:
+            rule = next(r for r in FALLBACKS[example.category] if r.__name__ == example.fallback)
+        with pytest.raises(Refuse) as refused:
+            rule(nlp(example.anchor))
+        assert (kind, refused.value.id) == ("refuse", rid), f"{example.anchor!r} ({example.fallback})"
+        return
+    got = try_anchor(nlp, example.anchor, example.category, paraphrase=example.paraphrase)
+    if kind == "refuse":
+        assert got == rid, f"{example.anchor!r} ({example.category}): {got!r}, not refused by {rid}"
+    elif record.kind == "rule":
+        assert isinstance(got, Made), f"{example.anchor!r} ({example.category}): refused by {got!r}"
+        assert got.rule == record.rule
+        if example.pair is not None:
+            assert got.text == example.pair
+    else:
+        assert got != rid, f"{example.anchor!r} ({example.category}): refused by {rid}"
+        if example.pair is not None:
+            assert isinstance(got, Made) and got.text == example.pair
+
+
+def test_every_record_has_examples_and_a_one_line_reason():
+    recs = registry.records()
+    assert len(recs) > 50
+    for rid, record in recs.items():
+        assert rid.split(".")[0] == Path(record.path).stem.split(".")[0]
+        assert record.reason and "\n" not in record.reason
+        assert record.refuse or rid in NO_EXAMPLE if record.kind == "refusal" else record.keep and record.rule
+    assert sorted(rid for rid in NO_EXAMPLE if recs[rid].refuse) == []  # found one: take it off the list
+
+
+def _ids_in_source() -> set[str]:
+    """Refusal ids the code raises or returns: ``Refuse("area.id")`` and quoted ``"area.id"``
+    literals of a registry area."""
+    areas = "|".join(registry.AREAS)
+    found = set()
+    for path in PACKAGE.glob("*.py"):
+        found |= set(re.findall(rf"""["']((?:{areas})\.[a-z0-9_]+)["']""", path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_the_code_uses_only_registered_ids_and_every_refusal_is_used():
+    recs = registry.records()
+    used = _ids_in_source()
+    assert sorted(used - set(recs)) == []
+    unused = {rid for rid, r in recs.items() if r.kind == "refusal"} - used
+    assert sorted(unused) == []
+
+
+def test_refuse_gives_the_registered_reason():
+    refused = Refuse("anchor.question")
+    assert (refused.id, refused.reason) == ("anchor.question", "question")
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_a_new_record_is_validated_and_iterated(tmp_path):
+    folder = _write(
+        tmp_path,
+        "temporal.yaml",
+        "- id: temporal.result_before_cause\n  kind: refusal\n  category: temporal\n"
+        "  reason: the inverted order puts a result before what causes it\n"
+        '  refuse: ["The crowd cheered after the team scored the winning goal."]\n'
+        '  keep: [{anchor: "She moved to Lisbon after she finished her degree."}]\n'
+        '  pattern: [[{"LOWER": "after"}]]\n',
+    )
+    recs = registry.load(folder)
+    record = recs["temporal.result_before_cause"]
+    assert (record.kind, record.category, record.refuse[0].category) == ("refusal", "temporal", "temporal")
+    assert record.refuse[0].anchor == "The crowd cheered after the team scored the winning goal."
+    assert registry.markdown(recs).count("`temporal.result_before_cause`") == 1
+
+
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        (
+            "temporal.yaml",
+            "- {id: negation.x, kind: refusal, category: temporal, reason: r, refuse: [a]}\n",
+            "temporal.yaml: negation.x: an id is `temporal.<snake_case>` in temporal.yaml; rename it",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r}\n",
+            "temporal.yaml: temporal.x: a refusal has no `rule` and at least one `refuse` example; add one",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a]}\n"
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: s, refuse: [b]}\n",
+            "temporal.yaml: temporal.x: the id is used twice; give each record its own",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: rule, category: negation, reason: r, rule: 'temporal:x', keep: [a]}\n",
+            "temporal.yaml: temporal.x: `category` is 'negation'; records of temporal.yaml have 'temporal'",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
+            "pattern: [[{LOWERCASE: after}]]}\n",
+            "temporal.yaml: temporal.x: spaCy refuses its pattern",
+        ),
+        ("tenses.yaml", "[]\n", "tenses.yaml: no area 'tenses'; name the file after one of anchor, check"),
+    ],
+)
+def test_a_bad_registry_file_is_named_in_one_line(tmp_path, name, text, message):
+    folder = _write(tmp_path, name, text)
+    with pytest.raises(registry.RegistryError) as err:
+        registry.load(folder)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_every_lexicon_list_loads_and_verbs_of_saying_are_one_list():
+    for name in names():
+        assert words(name), name
+    assert {"say", "tell", "report"} <= words("verbs_of_saying")
+    with pytest.raises(LexiconError, match="no such lexicon file"):
+        words("no_such_list")
+
+
+def test_the_docs_table_is_current():
+    assert registry.DOC.read_text(encoding="utf-8") == registry.markdown(), (
+        "docs/generated_rules.md is stale: run `python -m pairbench.generated_suites.registry --markdown`"
+    )
+
+
+def test_the_card_counts_refusals_by_id_with_their_reasons():
+    from collections import Counter
+    from types import SimpleNamespace
+
+    from pairbench.generated_suites.card import card_markdown, card_payload
+    from pairbench.generated_suites.generate import Generated
+
+    generated = Generated(n_anchors=4)
+    generated.rows = [
+        ("t-a00000-positive_control", "positive_control", "A", "B", "a00000", "positive_control:paraphrase")
+    ]
+    generated.refusals = {
+        "negation": Counter({"anchor.question": 3}),
+        "positive_control": Counter({"anchor.question": 3}),
+    }
+    settings = SuiteSettings.from_block({"data": "d", "split": ["train"]}, "t")
+    nlp = SimpleNamespace(meta={"lang": "en", "name": "core_web_sm", "version": "3.8.0"})
+    card = card_payload("t", generated, settings, source={}, nlp=nlp)
+    assert card["refusals"]["negation"] == {"anchor.question": 3}
+    assert card["refusal_reasons"] == {"anchor.question": "question"}
+    assert "| negation | `anchor.question` | question | 3 |" in card_markdown(card).splitlines()
