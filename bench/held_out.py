@@ -24,7 +24,6 @@ Every file name carries the reading's date (`--date`, default 2026-11-28).
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.util
 import json
 import sys
@@ -73,22 +72,20 @@ def shown(path: Path) -> str:
 
 
 def read_tsv(path) -> list[dict]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return _bench("audit_report")._read(path)
 
 
 def write_tsv(path, columns, rows) -> None:
-    """Tab-separated, unquoted (sentences hold no tabs or newlines), like the suites."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    lines = ["\t".join(columns)] + ["\t".join(str(row.get(c, "")) for c in columns) for row in rows]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    """Tab-separated, unquoted, like the suites (bench/audit_report.py's writer)."""
+    _bench("audit_report")._write(path, columns, rows)
 
 
 # --- generation: bench/golden.py's regenerate with this protocol's config --------------------
 
 
-def _golden():
-    spec = importlib.util.spec_from_file_location("golden", REPO / "bench" / "golden.py")
+def _bench(name: str):
+    """A script of bench/ as a module (bench/ is no package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -97,7 +94,7 @@ def _golden():
 @contextmanager
 def golden_with_held_out():
     """bench/golden.py with the held-out suites among its configs (for suite_setup/regenerate)."""
-    golden = _golden()
+    golden = _bench("golden")
     added = {suite: CONFIG for suite in SOURCES.values() if suite not in golden.CONFIGS}
     golden.CONFIGS.update(added)
     try:
