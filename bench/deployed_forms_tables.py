@@ -1,10 +1,13 @@
 """The tables of docs/deployed_forms.md, read from a run of bench/configs/deployed-forms.yaml.
 
 Per form: separation AUC per adversarial category with its DeLong interval (``separation``),
-the paired comparison against fp32 (``model_comparison``: DeLong's paired test, and for a
-generated suite ``anchored_comparison``: exact McNemar; both Holm-adjusted over every pair of
-forms and category of the table), STS-B Spearman (``general_quality``), pairs per second
-(``cost``) and the scoring job's peak memory (Snakemake's benchmark ``max_rss``).
+the paired comparison against its model's fp32 form (``model_comparison``: DeLong's paired test,
+and for a generated suite ``anchored_comparison``: exact McNemar), STS-B Spearman
+(``general_quality``), pairs per second (``cost``) and the scoring job's peak memory (Snakemake's
+benchmark ``max_rss``). Two models: all-MiniLM-L6-v2 (bench/configs/deployed-forms.yaml) and the
+trained STS-B cross-encoder ``minilm-stsb`` (bench/configs/deployed-forms-trained.yaml); each form
+is compared with its own model's fp32 form. ``p (Holm)``: Holm's adjustment over the comparisons
+of the table shown (every form against its fp32, every category), not over every pair of models.
 
 Usage: python bench/deployed_forms_tables.py [--results results] [--out bench/results/deployed-forms.json]
 """
@@ -17,17 +20,24 @@ from pathlib import Path
 
 import polars as pl
 
+from pairbench.study.stats import holm
+
 FP32 = "all-MiniLM-L6-v2"
+CROSS_FP32 = "minilm-stsb"
+# model key -> (the form's label, the model's fp32 form that it is compared with)
 FORMS = {
-    FP32: "fp32",
-    "minilm-bf16": "bf16",
-    "minilm-onnx": "ONNX fp32",
-    "minilm-onnx-int8": "ONNX int8",
-    "minilm-int8": "int8 embeddings",
-    "minilm-binary": "binary embeddings",
-    "minilm-dim256": "256 dims",
-    "minilm-dim128": "128 dims",
-    "minilm-dim64": "64 dims",
+    FP32: ("fp32", FP32),
+    "minilm-bf16": ("bf16", FP32),
+    "minilm-onnx": ("ONNX fp32", FP32),
+    "minilm-onnx-int8": ("ONNX int8", FP32),
+    "minilm-int8": ("int8 embeddings", FP32),
+    "minilm-binary": ("binary embeddings", FP32),
+    "minilm-dim256": ("256 dims", FP32),
+    "minilm-dim128": ("128 dims", FP32),
+    "minilm-dim64": ("64 dims", FP32),
+    CROSS_FP32: ("cross-encoder fp32", CROSS_FP32),
+    "minilm-stsb-onnx": ("cross-encoder ONNX fp32", CROSS_FP32),
+    "minilm-stsb-onnx-int8": ("cross-encoder ONNX int8", CROSS_FP32),
 }
 SUITES = ("compositional", "generated-stsb")
 
@@ -40,7 +50,7 @@ def separation_table(results: Path, suite: str) -> str:
     sep = pl.read_csv(results / f"tables/{suite}/separation.csv")
     cats = sep["category"].unique(maintain_order=True).to_list()
     lines = ["| form | " + " | ".join(cats) + " | mean |", "|---" * (len(cats) + 2) + "|"]
-    for model, form in FORMS.items():
+    for model, (form, _) in FORMS.items():
         rows = sep.filter(pl.col("model") == model)
         if rows.height == 0:
             continue
@@ -58,23 +68,28 @@ def against_fp32(results: Path, suite: str, table: str, a: str, b: str) -> str:
     if not path.exists():
         return ""
     frame = pl.read_csv(path)
+    rows = []
+    for model, (form, fp32) in FORMS.items():
+        if model == fp32:
+            continue
+        for r in frame.filter(
+            ((pl.col("model_a") == model) & (pl.col("model_b") == fp32))
+            | ((pl.col("model_a") == fp32) & (pl.col("model_b") == model))
+        ).iter_rows(named=True):
+            fp32_first = r["model_a"] == fp32
+            v_fp32, v_form = (r[f"{b}_a"], r[f"{b}_b"]) if fp32_first else (r[f"{b}_b"], r[f"{b}_a"])
+            rows.append((form, r["category"], v_fp32, v_form, r["p_value"]))
+    tested = [i for i, row in enumerate(rows) if row[4] is not None]
+    adjusted = dict(zip(tested, holm([rows[i][4] for i in tested]))) if tested else {}
     lines = [
         f"| form | category | {a} fp32 | {a} form | difference (form - fp32) | p | p (Holm) |",
         "|---|---|---|---|---|---|---|",
     ]
-    for model, form in FORMS.items():
-        if model == FP32:
-            continue
-        for r in frame.filter(
-            ((pl.col("model_a") == model) & (pl.col("model_b") == FP32))
-            | ((pl.col("model_a") == FP32) & (pl.col("model_b") == model))
-        ).iter_rows(named=True):
-            fp32_first = r["model_a"] == FP32
-            v_fp32, v_form = (r[f"{b}_a"], r[f"{b}_b"]) if fp32_first else (r[f"{b}_b"], r[f"{b}_a"])
-            lines.append(
-                f"| {form} | {r['category']} | {fmt(v_fp32)} | {fmt(v_form)} | {v_form - v_fp32:+.3f} | "
-                f"{fmt(r['p_value'], 4)} | {fmt(r['p_holm'], 4)} |"
-            )
+    for i, (form, category, v_fp32, v_form, p) in enumerate(rows):
+        lines.append(
+            f"| {form} | {category} | {fmt(v_fp32)} | {fmt(v_form)} | {v_form - v_fp32:+.3f} | "
+            f"{fmt(p, 4)} | {fmt(adjusted.get(i), 4)} |"
+        )
     return "\n".join(lines)
 
 
@@ -86,7 +101,7 @@ def peak_rss(results: Path, suite: str, model: str):
 def summary(results: Path) -> tuple[str, list[dict]]:
     quality = pl.read_csv(results / "tables/general_quality.csv")
     rows = []
-    for model, form in FORMS.items():
+    for model, (form, _) in FORMS.items():
         q = quality.filter(pl.col("model") == model)
         if q.height == 0:
             continue

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from pairbench.study import forms
+from pairbench.study.onnx_export import fp32_limit
 from pairbench.study.scoring import (
     ScoringSettings,
     cross_logits,
@@ -55,8 +56,6 @@ BI_FORMS = {
 }
 # Cross-encoders: the forms of the network (an embedding's forms do not apply).
 CROSS_FORMS = {name: BI_FORMS[name] for name in ("fp32", "bf16", "onnx", "onnx-int8", "openvino", "openvino-int8")}
-# ONNX fp32 against the torch fp32 reference (absolute, on cosines and logits).
-ONNX_FP32_TOLERANCE = 1e-5
 LIBRARY_NA = (
     "n/a: sentence-transformers' ONNX and OpenVINO backends need optimum, which does not install "
     "beside this project's transformers; compared with sentence-transformers' fp32 torch call only"
@@ -122,7 +121,8 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def against_fp32(form: dict, mine: np.ndarray, fp32: np.ndarray, what: str) -> dict:
-    """ONNX fp32: equal to the torch fp32 reference within :data:`ONNX_FP32_TOLERANCE` (stops
+    """ONNX fp32: equal to the torch fp32 reference within 1e-5 of the output's scale
+    (:func:`pairbench.study.onnx_export.fp32_limit`; stops
     otherwise). Quantised ONNX: its fidelity to fp32, reported."""
     diff = np.abs(np.asarray(mine, dtype=np.float64) - np.asarray(fp32, dtype=np.float64))
     if form.get("onnx_quantization"):
@@ -133,12 +133,13 @@ def against_fp32(form: dict, mine: np.ndarray, fp32: np.ndarray, what: str) -> d
                 "max_abs_difference": float(diff.max()),
             }
         }
-    if diff.max() > ONNX_FP32_TOLERANCE:
+    limit = fp32_limit(fp32)
+    if diff.max() > limit:
         raise SystemExit(
             f"{what}: ONNX fp32 differs from sentence-transformers' fp32 by up to {diff.max():.2e}, "
-            f"over {ONNX_FP32_TOLERANCE:g}; the export is not the model"
+            f"over {limit:.2g}; the export is not the model"
         )
-    return {"max_abs_difference_to_st_fp32": float(diff.max()), "tolerance": ONNX_FP32_TOLERANCE}
+    return {"max_abs_difference_to_st_fp32": float(diff.max()), "tolerance": limit}
 
 
 def timed_row(n: int, repeats: int, reference, ours, theirs=None) -> dict:

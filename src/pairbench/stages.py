@@ -209,23 +209,29 @@ def plan_stages(config: dict, config_files=()) -> dict[str, StagePlan]:
 def study_models(plans: dict[str, StagePlan], config: dict) -> dict[str, dict]:
     """The models that the planned stages hand to the study, keyed like ``models:``.
 
-    Each value: ``{"kind", "dir", "source", **scoring settings}``. A run named like a configured
-    model or another stage's run stops the workflow with one line.
+    Each value: ``{"kind", "dir", "source", **scoring settings}``. A stage's entry may list
+    ``study_forms`` (names of :data:`pairbench.study.forms.STUDY_FORMS`): each adds the model
+    ``<run>-<form>``, scored from its export (``dir``) of the run's folder (``source``). A run or
+    form named like a configured model or another stage's run stops the workflow with one line.
     """
+    from pairbench.study.forms import study_form_models
+
     out: dict[str, dict] = {}
     for plan in plans.values():
         for key, model in plan.study_models.items():
-            if key in config["models"] or key in out:
-                raise ConfigError(
-                    f"trained run {key!r} has the same name as another model of the study "
-                    "(under `models:` or another stage's runs); rename one of them"
-                )
-            out[key] = {
+            entry = {
                 "kind": model["kind"],
                 "dir": model["dir"],
                 "source": f"path:{model['dir']}",
-                **{k: v for k, v in model.items() if k not in ("kind", "dir")},
+                **{k: v for k, v in model.items() if k not in ("kind", "dir", "study_forms")},
             }
+            for name, joined in {key: entry, **study_form_models(key, entry, model.get("study_forms", ()))}.items():
+                if name in config["models"] or name in out:
+                    raise ConfigError(
+                        f"trained run {name!r} has the same name as another model of the study "
+                        "(under `models:` or another stage's runs); rename one of them"
+                    )
+                out[name] = joined
     return out
 
 

@@ -220,13 +220,25 @@ def model_dir(key):
 
 
 def exported_models():
-    return [k for k, block in config["models"].items() if is_exported(block)]
+    """Configured models and trained runs' forms (`study_forms`) scored from an export."""
+    return [
+        k
+        for k, block in {**config["models"], **TRAINED_MODELS}.items()
+        if is_exported(block)
+    ]
 
 
 def export_settings(wildcards):
     """Only what the export depends on: the kind and the backend settings."""
-    block = config["models"][wildcards.model]
+    block = TRAINED_MODELS.get(wildcards.model) or config["models"][wildcards.model]
     return {k: block.get(k) for k in ("kind", "backend", "onnx_quantization")}
+
+
+def export_input(wildcards):
+    """What rule export_model exports: the fetched model, or a trained run's model folder."""
+    if wildcards.model in TRAINED_MODELS:
+        return TRAINED_MODELS[wildcards.model]["source"].removeprefix("path:")
+    return f"resources/models/{wildcards.model}"
 
 
 def model_dir_input(wildcards):

@@ -60,10 +60,11 @@ from pairbench.study.forms import export_recipe
 
 rule export_model:
     """A model exported once for its backend (torch.onnx.export, dynamo; int8 weights with
-    onnx_quantization), keyed on the fetched folder (a refetch exports again) and the form
-    (params); every scoring job of the model loads this folder, none exports."""
+    onnx_quantization), keyed on the fetched folder or a trained run's model folder (a refetch or a
+    retraining exports again) and the form (params); every scoring job of the model loads this
+    folder, none exports."""
     input:
-        "resources/models/{model}",
+        export_input,
     output:
         directory("resources/exports/{model}"),
     log:

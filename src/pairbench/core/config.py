@@ -383,10 +383,11 @@ def settings_from_block(cls, block: dict, where: str, *, strict: bool = True):
 
     Defaults live in the schemas only, so a missing field means the block did not come through
     the workflow's validation; ``strict`` also refuses keys the dataclass does not know.
-    ``join_study`` says whether a run joins the study, not how it trains: it is never a setting.
+    ``join_study`` and ``study_forms`` say how a run joins the study, not how it trains: they are
+    never settings.
     """
     names = [field.name for field in dataclasses.fields(cls)]
-    unknown = sorted(set(block) - set(names) - {"join_study"})
+    unknown = sorted(set(block) - set(names) - {"join_study", "study_forms"})
     if strict and unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
     missing = [name for name in names if name not in block]

@@ -104,7 +104,7 @@ def check_stage(runs: dict[str, dict], config: dict, config_files=()) -> None:
 
 def study_models(block: dict) -> dict[str, dict]:
     """Every run of the validated ``training.cross_encoder`` block joins the study as a cross-encoder
-    (unless ``join_study: false``)."""
+    (unless ``join_study: false``), with the exported forms its ``study_forms`` names."""
     return {
         run: {
             "kind": "cross",
@@ -112,6 +112,7 @@ def study_models(block: dict) -> dict[str, dict]:
             "max_length": settings["max_length"],
             # only when on: a new key in every run's scoring params would rerun unchanged shards
             **({"both_orders": True} if settings["score_both_orders"] else {}),
+            **({"study_forms": settings["study_forms"]} if settings.get("study_forms") else {}),
         }
         for run, settings in stage_runs(block).items()
         if settings.get("join_study", True)
@@ -120,13 +121,14 @@ def study_models(block: dict) -> dict[str, dict]:
 
 def plan(config: dict, config_files=()) -> StagePlan:
     """The stage's plan from the validated config: its runs (cross-references checked; ``join_study``
-    left out, so that study membership never retrains a run), each run's base model, its study
+    and ``study_forms`` left out, so that study membership never retrains a run), each run's base model, its study
     models and targets."""
     block = config["training"]["cross_encoder"]
     runs = stage_runs(block)
     check_stage(runs, config, config_files)
     for settings in runs.values():
         settings.pop("join_study", None)
+        settings.pop("study_forms", None)
     return StagePlan(
         runs=runs,
         base_models={run: BaseModel(settings["base"]) for run, settings in runs.items()},

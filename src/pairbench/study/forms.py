@@ -49,6 +49,15 @@ BACKEND_MODULES = {
 }
 # The export's files (EXPORT_MANIFEST and INT8_FILE too, imported above from onnx_runtime).
 EXPORT_FILES = {"onnx": ONNX_FILE, "openvino": ONNX_FILE}
+# The exported forms a trained run joins the study in besides its torch form (``study_forms:`` of a
+# training run): form name -> that form's model settings. The form is a model of the study named
+# ``<run>-<form>``, exported from the run's model folder by rule export_model.
+STUDY_FORMS = {
+    "onnx": {"backend": "onnx"},
+    "onnx-int8": {"backend": "onnx", "onnx_quantization": "dynamic-int8"},
+    "openvino": {"backend": "openvino"},
+    "openvino-int8": {"backend": "openvino", "onnx_quantization": "dynamic-int8"},
+}
 
 
 def check_form(block: dict, *, key: str = "?") -> None:
@@ -90,6 +99,23 @@ def is_exported(block) -> bool:
     (``block``: its config block or its ScoringSettings)."""
     backend = block.get("backend") if isinstance(block, dict) else getattr(block, "backend", None)
     return (backend or "torch") != "torch"
+
+
+def study_form_models(key: str, model: dict, forms) -> dict[str, dict]:
+    """The study models of a trained model's exported ``forms`` (names of :data:`STUDY_FORMS`).
+
+    ``model``: the trained model's study entry (``kind``, ``dir``, ``source``, scoring settings).
+    Each form keeps the run's scoring settings, is scored from ``resources/exports/<key>-<form>``
+    and is exported from the run's folder (its ``source``); a form that cannot work for the
+    model's settings stops the workflow at load (:func:`check_form`).
+    """
+    out = {}
+    for form in forms:
+        name = f"{key}-{form}"
+        entry = {**model, **STUDY_FORMS[form], "dir": f"resources/exports/{name}"}
+        check_form(entry, key=name)
+        out[name] = entry
+    return out
 
 
 def loading_kwargs(settings, dtype) -> dict:
