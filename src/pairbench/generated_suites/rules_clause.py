@@ -19,7 +19,7 @@ from pairbench.generated_suites.edits import (
     scare_quoted,
 )
 from pairbench.generated_suites.lexicon import saying, table, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.patterns import dep_matches, matches
 from pairbench.generated_suites.presuppositions import framed, presupposed
 
 DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
@@ -27,13 +27,8 @@ DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
 
 def no_progressive(lemma: str) -> bool:
     """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
-    return lemma in words("no_progressive_verbs") or lemma in words("stative_verbs") - {
-        "hold",
-        "face",
-        "expect",
-        "plan",
-        "hope",
-    }
+    states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
+    return lemma in words("no_progressive_verbs") or lemma in states
 
 
 def verb_base(token) -> str:
@@ -207,16 +202,21 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid in ("negation.list_after_colon", "negation.idiom_after_not", "negation.comment_clause"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
+    if any(m.start > root.i for m in matches(doc, "negation.until_clause")):
+        return "negation.until_clause"  # "did not apply until 1990" reads as a delay, not a denial
+    if not negs and any(m[0].i == root.i for m in dep_matches(doc, "negation.report_verb")):
+        return "negation.report_verb"
+    if negs and any(t.lower_ == "because" for t in doc[root.i :]):
+        return "negation.because_clause"  # "won't investigate because X": X gives the reason of the not
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
+    sayers = [c for v in root.ancestors for c in v.children if c.dep_ in ("nsubj", "nsubjpass")]  # "Some say X"
+    heads = [t for s in subjects for t in s.subtree] + [t for s in sayers for t in (s, *s.children)]
+    if any(t.lower_ in words("scope_quantifiers") for t in heads):
+        return "negation.quantified_subject"
     for subj in subjects:
         subtree = list(subj.subtree)
-        definite = any(
-            t.dep_ in ("det", "poss")
-            and t.lower_ in ("the", "these", "those", "his", "her", "their", "its", "our", "my", "your")
-            for t in subtree
-        )
-        if any(t.lower_ in words("scope_quantifiers") for t in subtree):
-            return "negation.quantified_subject"
+        dets = ("the", "these", "those", "his", "her", "their", "its", "our", "my", "your")
+        definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subtree)
         counted = [t for t in subtree if t.like_num or t.ent_type_ == "CARDINAL"]
         if counted and not definite and any(t.lower_ in words("approximators") for t in subtree if t.i < counted[-1].i):
             # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not

@@ -11,6 +11,7 @@ from lemminflect import getLemma
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, single_clause
 from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.patterns import matches
 
 _PREPOSITIONS = {"in", "on", "for", "to", "with", "by", "from"}  # before a positional quantifier, as its modifiers
 
@@ -33,7 +34,7 @@ def _time_nouns() -> frozenset[str]:
 
 
 def _quantifier_refusal(doc, token) -> str | None:
-    if token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_modifiers"):
+    if token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_modifiers") and not _of_noun(doc, token):
         return "quantifier.modified"
     if token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_intensifiers"):
         return "quantifier.intensified"
@@ -48,17 +49,24 @@ def _quantifier_refusal(doc, token) -> str | None:
         return "quantifier.coordinated_noun"
     if token.lower_ == "no" and token.head.lemma_.lower() in words("no_idioms"):
         return "quantifier.fixed_expression"
+    if token.lower_ in ("no", "none") and matches(doc, "quantifier.polarity_context"):
+        return "quantifier.polarity_context"
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
     if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
         return "quantifier.result_clause"
     if any(_contrast_word(t, token) for t in doc if t.i > token.i):
         return "quantifier.contrast"
-    if any(
-        a.pos_ == "VERB" and words("wishing_verbs").intersection(getLemma(a.lower_, upos="VERB"))
-        for a in token.ancestors
-    ):
+    wishing = words("wishing_verbs")
+    if any(a.pos_ == "VERB" and wishing.intersection(getLemma(a.lower_, upos="VERB")) for a in token.ancestors):
         return "quantifier.hoped_for"
     return None
+
+
+def _of_noun(doc, token) -> bool:
+    """ "a feature of most stations": of after a noun that is no share, count or superlative."""
+    owner = doc[max(token.i - 2, 0)]
+    plain = owner.lemma_.lower() not in words("share_nouns") and not owner.lower_.endswith("iest")  # trickiest of all
+    return doc[token.i - 1].lower_ == "of" and owner.pos_ == "NOUN" and token.head.tag_ == "NNS" and plain
 
 
 def _condition(doc) -> bool:
@@ -87,8 +95,7 @@ def _contrast_word(t, token) -> bool:
 
 
 def _result_clause(doc, clause) -> bool:
-    """A clause of result or degree ("so lucrative that many ..."), whose quantity the main clause's
-    degree explains; a reported, relative or adverbial clause keeps its own claim."""
+    """A clause of result or degree ("so lucrative that many ..."), whose quantity the degree explains."""
     marked = any(c.dep_ == "mark" and c.lower_ == "that" for c in clause.children)
     return marked and any(t.lower_ in ("so", "such", "too", "enough") for t in doc[: clause.i])
 
@@ -99,16 +106,14 @@ def _partitive(token):
     obj = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
     if obj is None or prep.i != token.i + 1:
         return None
-    definite = obj.lower_ in ("them", "us", "these", "those") or any(
-        c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an") for c in obj.children
-    )
+    dets = [c for c in obj.children if c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an")]
+    definite = obj.lower_ in ("them", "us", "these", "those") or bool(dets)
     if not definite or token.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
         return None
-    if obj.tag_ == "NN":  # a mass noun: "most of the harvest" has no "few of the harvest"
-        return {
-            k: v for k, v in exchanges("partitive").items() if v not in ("few", "most") and k not in ("few", "many")
-        }
-    return exchanges("partitive")
+    parts = exchanges("partitive")  # a mass noun: "most of the harvest" has no "few of the harvest"
+    if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
+        return {k: v for k, v in parts.items() if v not in ("few", "most") and k not in ("few", "many")}
+    return parts
 
 
 def _quantifier_table(token):
@@ -139,11 +144,9 @@ def quantifier(doc, ctx=None) -> Made:
         low = token.lower_
         if low not in _quantifier_words():
             continue
-        exchange = _quantifier_table(token)
-        if exchange is None:
+        if (exchange := _quantifier_table(token)) is None:
             continue
-        why = _quantifier_refusal(doc, token)
-        if why is not None:
+        if (why := _quantifier_refusal(doc, token)) is not None:
             raise Refuse(why)
         if low not in exchange:
             raise Refuse("quantifier.breaks_agreement")
@@ -156,7 +159,7 @@ def quantifier(doc, ctx=None) -> Made:
         verbs = [token.head, *(c for c in token.head.children if c.dep_ in ("aux", "auxpass"))]
         if low == "none" and any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs):
             raise Refuse("quantifier.singular_verb")  # "All of them has a licence"
-        if new in ("no", "none") and negated:
+        if negated and {low, new} & {"no", "none"}:  # not made double, nor left alone (every team cannot)
             raise Refuse("quantifier.double_negative")
         if new == "no" and token.head.dep_ == "pobj":
             raise Refuse("quantifier.no_in_phrase")
@@ -165,9 +168,8 @@ def quantifier(doc, ctx=None) -> Made:
 
 
 def _plural_after(doc, token):
-    """The plural noun that ``token`` quantifies by position: "of the/them/these/those" + noun,
-    or the next noun after adjectives and participles only (all open windows, many arriving
-    passengers); None otherwise."""
+    """The plural noun ``token`` quantifies by position: after "of the/them/these/those" or after
+    adjectives and participles only (many arriving passengers); None otherwise."""
     j = token.i + 1
     if (
         j + 1 < len(doc)
@@ -179,13 +181,9 @@ def _plural_after(doc, token):
             return doc[j - 1] if token.i == 0 else None
     while j < len(doc) and doc[j].tag_ in ("JJ", "VBG", "VBN") and doc[j].whitespace_:
         j += 1
-    if (
-        j < len(doc)
-        and doc[j].tag_ == "NNS"
-        and (j + 1 == len(doc) or doc[j + 1].tag_ != "NNS" and doc[j + 1].pos_ != "NOUN")
-    ):
-        return doc[j]
-    return None
+    nxt = doc[j + 1] if j + 1 < len(doc) else None
+    alone = nxt is None or nxt.tag_ != "NNS" and nxt.pos_ != "NOUN"
+    return doc[j] if j < len(doc) and doc[j].tag_ == "NNS" and alone else None
 
 
 def quantifier_positional(doc, ctx=None) -> Made:

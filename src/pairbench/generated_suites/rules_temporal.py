@@ -21,6 +21,7 @@ from pairbench.generated_suites.edits import (
     title_case,
 )
 from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.patterns import dep_matches, matches
 from pairbench.generated_suites.rules_lexical import is_year
 
 
@@ -41,16 +42,6 @@ def phrases() -> dict[tuple[str, ...], str]:
 
 
 @lru_cache(maxsize=1)
-def _causes() -> frozenset[str]:
-    return words("cause_events") | words("causal_heads")
-
-
-@lru_cache(maxsize=1)
-def _responses() -> frozenset[str]:
-    return words("response_heads") | words("price_moves")  # shares fell after the report
-
-
-@lru_cache(maxsize=1)
 def _time_words() -> frozenset[str]:
     """Words that place the sentence's event against another one."""
     return frozenset(table("temporal_relations")) | {"early", "late", "soon", "then"} | words("deictic_time") - {"now"}
@@ -64,62 +55,72 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
         return "temporal.adverb"
     if token.dep_ == "prep" and any(c.lemma_.lower() in words("audiences") for c in objects):
         return "temporal.spatial_before"
-    timed = [c for c in objects if c.ent_type_ in ("DATE", "TIME") or c.lemma_.lower() in words("periods_of_play")]
+    points = words("time_points")  # before midnight, after the weekend: a point that inverts
+    timed = [c for c in objects if c.ent_type_ in ("DATE", "TIME") and c.lemma_.lower() not in points]
+    timed += [c for c in objects if c.lemma_.lower() in words("periods_of_play") | words("gap_units")]
     if timed or any(g.dep_ == "nummod" for c in objects for g in c.children):
         return "temporal.time_object"
     head = _main_head(token)
     if rel.sense == "after" and head.lemma_.lower() in words("causal_heads") and not _agent_act(head):
         return "temporal.causal_head"
-    why = _order_refusal(doc, token)
+    why = _order_refusal(doc, rel)
     why = why or _cause_refusal(doc, rel)
     if why is None and head.dep_ == "ROOT" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in head.children):
         return "temporal.no_subject"
     return why
 
 
-def _order_refusal(doc, token) -> str | None:
-    """A focus word (already, even), a modal in the relation's clause or a result on either side:
-    inverted, the order clashes, stops being fluent or puts a result before its cause."""
+def _order_refusal(doc, rel: Relation) -> str | None:
+    """A focus word, a modal or requirement, an event moved past its end, or a result or its trigger
+    around an after (registry ``temporal.*``): inverted, the order clashes or is no fact."""
     if any(t.lower_ in words("temporal_focus_words") for t in doc):
         return "temporal.focus_word"
-    if token.dep_ == "mark" and any(c.tag_ == "MD" for c in token.head.children):
+    if matches(doc, "temporal.modal_clause") or dep_matches(doc, "temporal.modal_clause"):
         return "temporal.modal_clause"
+    token = rel.token
+    if rel.sense == "before":
+        ends = words("temporal_endings")
+        clause = (token.head if token.dep_ == "mark" else token).subtree
+        return "temporal.after_an_ending" if any(t.lemma_.lower() in ends for t in clause) else None
+    subject = {t for c in _main_head(token).children if c.dep_ in ("nsubj", "nsubjpass") for t in c.subtree}
+    clause = set((token.head if token.dep_ == "mark" else token).subtree) - set(_events(token))  # bar its trigger
     results = words("temporal_consequences")
-    if any(t.lemma_.lower() in results or t.lower_ in results for t in doc):
-        return "temporal.result_before_cause"
-    return None
+    moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
+    return "temporal.result_before_cause" if moved else None
+
+
+def _events(token) -> list:
+    """The event of an after's (or before's) object or clause: its verb, noun or -ing form."""
+    return [token.head] if token.dep_ == "mark" else [c for c in token.children if c.dep_ in ("pobj", "pcomp")]
 
 
 def _temporal_refusal(doc, rel: Relation) -> str | None:
     token = rel.token
     if rel.sense in ("before", "after"):
-        why = _before_after_refusal(doc, rel)
-        if why is not None:
+        if (why := _before_after_refusal(doc, rel)) is not None:
             return why
     elif _adverb_of_main_verb(token):
-        why = _date_refusal(doc, rel)
-        if why is not None:
+        lemma = token.head.lemma_.lower()
+        if (why := _date_refusal(doc, rel)) is not None:
             return why
-        if token.head.lemma_.lower() in words("causal_heads") | _responses() | words("learning_verbs"):
+        if lemma in words("causal_heads") | words("response_heads") | words("price_moves") | words("learning_verbs"):
             return "temporal.later_result"
-        if token.head.lemma_.lower() in words("later_discourse_verbs") or any(
-            c.dep_ == "expl" for c in token.head.children
-        ):
+        if lemma in words("later_discourse_verbs") or any(c.dep_ == "expl" for c in token.head.children):
             return "temporal.later_discourse"
     elif token.i + 1 >= len(doc) or doc[token.i + 1].lower_ != "than":
         return "temporal.without_than"
-    if token.dep_ == "prt" or token.head.lemma_ in words("phrasal_after_verbs"):
+    verb = token.head.i == rel.lead.i - 1 and token.head.lemma_ in words("phrasal_after_verbs")
+    if token.dep_ == "prt" or verb and rel.sense in ("before", "after"):
         return "temporal.phrasal_verb"
     prev = doc[rel.lead.i - 1] if rel.lead.i > 0 else None
-    dated = prev is not None and prev.ent_type_ in ("DATE", "TIME") and not is_year(prev)
+    dated = prev is not None and prev.ent_type_ in ("DATE", "TIME") and not is_year(prev) and prev.dep_ != "pobj"
     if prev is not None and _measure(doc, rel.lead) is None and (prev.lower_ in words("temporal_modifiers") or dated):
         return "temporal.modified"
     return None
 
 
 def _adverb_of_main_verb(token) -> bool:
-    """ "Several states later passed similar bans": earlier/later right before the main clause's
-    past-tense verb (never in a relative clause, before a day or compared)."""
+    """ "Several states later passed similar bans": right before the main clause's past-tense verb."""
     head = token.head
     return token.dep_ == "advmod" and head.i == token.i + 1 and head.dep_ == "ROOT" and head.tag_ == "VBD"
 
@@ -131,23 +132,21 @@ def _market_move(head) -> bool:
 
 
 def _agent_act(head) -> bool:
-    """ "U.S. troops killed two dozen militants after coming under fire": an active kill or injure
-    with its object and a subject that is no event, an act whose inverted order is still possible."""
+    """ "Troops killed two militants after coming under fire": an act whose inverted order is possible."""
     kids = {c.dep_: c for c in head.children}
     acts = head.lemma_.lower() in ("kill", "injure") and "dobj" in kids and "auxpass" not in kids
-    return acts and "nsubj" in kids and kids["nsubj"].lemma_.lower() not in _causes()
+    causes = words("cause_events") | words("causal_heads")
+    return acts and "nsubj" in kids and kids["nsubj"].lemma_.lower() not in causes
 
 
 def _main_head(token):
-    """The event the relation places: the head of its phrase, or of a conjunction's clause; past
-    the first word of a two-word relation ("ahead of")."""
+    """The event the relation places: the head of its phrase or clause, past "ahead" of "ahead of"."""
     two_words = token.i > 0 and token.head.i == token.i - 1 and (token.head.lower_, token.lower_) in phrases()
     return token.head.head if token.dep_ == "mark" or two_words else token.head
 
 
 def _measure(doc, token):
-    """ "two days after ...", "a day after ...": the duration (with its number or article) that
-    measures the gap, kept as it is when the order turns; None otherwise."""
+    """ "two days after ...": the duration that measures the gap, kept when the order turns; or None."""
     prev = doc[token.i - 1] if token.i > 0 else None
     if prev is None or prev.lower_ not in words("gap_units") or prev.dep_ != "npadvmod":
         return None
@@ -162,16 +161,14 @@ def _is_time(t) -> bool:
 
 
 def _tied_to_now(t, past: bool) -> bool:
-    """today, tomorrow, next Sunday; a past one (last Saturday, yesterday) beside a past verb keeps
-    both orders in the past."""
+    """today, next Sunday; a past one (yesterday) beside a past verb keeps both orders in the past."""
     if past and (t.lower_ == "yesterday" or t.lower_ == "last" and _is_time(t.head)):
         return False
     return t.lower_ in words("deictic_time") or t.lower_ in ("next", "last") and _is_time(t.head)
 
 
 def _date_refusal(doc, rel: Relation) -> str | None:
-    """A year anywhere, a now-bound word beside the relation or a date on both sides of it; a date
-    on one side only is kept ("left last Friday, two days after ...")."""
+    """A year anywhere, a now-bound word beside the relation or a date on both sides of it."""
     measure = _measure(doc, rel.lead)
     skip = {t.i for t in measure.subtree} if measure is not None else set()
     token = rel.token
@@ -189,24 +186,25 @@ def _date_refusal(doc, rel: Relation) -> str | None:
 
 
 def _cause_refusal(doc, rel: Relation) -> str | None:
-    """A date against the relation, or an after whose object or clause may cause the main event
-    (flooded after the rain, trapped after the garage collapsed)."""
+    """A date against the relation, or an after whose object or clause may cause the main event."""
     why = _date_refusal(doc, rel)
     token = rel.token
     if why is not None or rel.sense != "after":
         return why
     head = _main_head(token)
     caused = token.dep_ == "mark" and token.head.lemma_.lower() in words("cause_verbs")
-    if _measure(doc, rel.lead) is None and (rel.lead.i == 0 or caused):
+    named = any(c.dep_ == "pobj" and c.pos_ != "PRON" for c in token.children)  # After the film, ...
+    if _measure(doc, rel.lead) is None and (rel.lead.i == 0 and not named or caused):
         return "temporal.after_clause"
     if _market_move(head):  # either order, unless the news is what moves a market
         objects = [t for c in token.children if c.dep_ == "pobj" for t in c.subtree]
         if any({t.lemma_.lower(), t.lower_} & words("market_news") for t in objects):
             return "temporal.market_after_news"
         return None
-    events = [token.head] if token.dep_ == "mark" else [c for c in token.children if c.dep_ in ("pobj", "pcomp")]
-    causes = _causes()
-    if head.lemma_.lower() in _responses() or any(o.lemma_.lower() in causes or o.lower_ in causes for o in events):
+    causes = words("cause_events") | words("causal_heads")
+    if head.lemma_.lower() in words("response_heads") | words("price_moves") or any(
+        {o.lemma_.lower(), o.lower_} & causes for o in _events(token)
+    ):
         return "temporal.result_after_cause"
     return None
 
