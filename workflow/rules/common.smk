@@ -235,7 +235,7 @@ def export_settings(wildcards):
 
 
 def export_input(wildcards):
-    """What rule export_model exports: the fetched model, or a trained run's model folder."""
+    """The folder export_model exports: the fetched model, or a trained run's model folder."""
     if wildcards.model in TRAINED_MODELS:
         return TRAINED_MODELS[wildcards.model]["source"].removeprefix("path:")
     return f"resources/models/{wildcards.model}"

@@ -56,13 +56,9 @@ def _negation(a, b, variant) -> bool:
     if variant in ("insert_not", "caption_not", "headline_plan"):
         return ops in ([("insert", [], ["not"])], [("replace", ["can"], ["cannot"])])
     if variant == "remove_not":
-        return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])]) or (
-            len(ops) == 1
-            and ops[0][0] == "replace"
-            and len(ops[0][1]) == 2
-            and ops[0][1][1] == "n't"
-            and ops[0][2] == [table("contracted_hosts").get(ops[0][1][0])]
-        )
+        return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])]) or any(
+            ops == [("replace", [host, "n't"], [full])] for host, full in table("contracted_hosts").items()
+        )  # "won't" -> "will"
     old, new = (a, b) if variant == "do_support" else (b, a)
     return any(
         do in ("do", "does", "did") and neg in ("not", "n't") and base in _lemmas(verb)
@@ -193,12 +189,7 @@ def _names(text: str) -> set[str]:
         if w[:1].isupper() and v[:1].isupper() and w.isalpha() and v.isalpha()
         for x in (w, v)
     }
-    if (
-        len(found) > 1
-        and found[0][:1].isupper()
-        and found[1] in ("-", ",")
-        and found[0].lower() not in words("not_names")
-    ):
+    if len(found) > 1 and found[0][:1].isupper() and found[1] in ("-", ","):
         out.add(found[0].lower())
     return out - words("not_names")
 

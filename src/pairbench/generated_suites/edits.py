@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from lemminflect import getAllLemmas, getInflection
 
 from pairbench.generated_suites.lexicon import saying, table, words
+from pairbench.generated_suites.patterns import dep_matches, matches
 
 
 class Refuse(Exception):
@@ -116,8 +117,8 @@ def single_clause(doc):
     if doc.text.rstrip().endswith("?"):
         raise Refuse("anchor.question")
     root = roots[0]
-    if any(t.text in ("The", "A", "An") and t.i > 0 and doc[t.i - 1].is_lower for t in doc):
-        raise Refuse("anchor.several_sentences")  # "... kills himself The son of ...": a missed full stop
+    if matches(doc, "anchor.several_sentences"):  # "... kills himself The son of ...": a missed full stop
+        raise Refuse("anchor.several_sentences")
     if root.pos_ not in ("VERB", "AUX"):
         raise Refuse("anchor.verbless_root")
     if not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in root.children):
@@ -132,7 +133,7 @@ def clear_scope(doc, root) -> None:
     before = doc[verb.i - 1] if verb.i > 0 else None
     if before is not None and before.tag_.startswith("VB") and before.dep_ not in ("aux", "auxpass"):
         raise Refuse("anchor.two_verbs_in_a_row")
-    if any(c.dep_ == "dep" and c.tag_ in ("VBD", "VBZ", "VBP") for c in root.children):
+    if any(m[1] == root for m in dep_matches(doc, "anchor.unattached_finite_verb")):
         raise Refuse("anchor.unattached_finite_verb")
     if (headline(doc) or doc.text.islower()) and _noun_verb_doubt(doc, root, verb):
         raise Refuse("anchor.headline_verb_may_be_noun")
@@ -212,11 +213,9 @@ def _noun_phrase_head(doc, word) -> bool:
     """A plural with a modifier of a noun ("new sanctions", "martial arts clubs", "US hacking
     claims"): a noun, never the verb the tagger missed. A singular noun before it is no such
     sign ("massacre girl returns": "returns" may be the verb)."""
-    modifiers = ("amod", "det", "nummod", "poss")
+    modified = any(c.dep_ in ("amod", "det", "nummod", "poss") for c in word.children)
     named = any(c.dep_ == "compound" and c.tag_ in ("NNP", "NNPS", "NNS") for c in word.children)
-    return (
-        named or any(c.dep_ in modifiers for c in word.children) or doc[word.i - 1].tag_ in ("JJ", "DT", "PRP$", "CD")
-    )
+    return named or modified or doc[word.i - 1].tag_ in ("JJ", "DT", "PRP$", "CD")
 
 
 def _subject_for(doc, word) -> bool:

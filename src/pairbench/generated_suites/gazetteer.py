@@ -7,27 +7,17 @@ from __future__ import annotations
 
 from pairbench.generated_suites.lexicon import table, words
 
-# Fine types of a GPE and a NORP entity, each a lexicon list: an entity is of one fine type
-# when exactly one of its kind's lists holds it.
-PLACE_KINDS = (("country", "countries"), ("us_state", "us_states"), ("city", "cities"))
-GROUP_KINDS = (
-    ("nationality", "nationalities"),
-    ("nationals", "nationals"),
-    ("people", "peoples"),
-    ("regional", "regional_names"),
-    ("party", "party_members"),
-)
 
-
-def kind_of(text: str, kinds) -> str | None:
-    """The one fine type of ``kinds`` whose list holds ``text``, or None (none or several)."""
-    found = [kind for kind, name in kinds if text in words(name)]
+def kind_of(text: str, label: str) -> str | None:
+    """The one fine type of a GPE or NORP entity (``lexicon/fine_types.yaml``: each type a lexicon
+    list) whose list holds ``text``, or None (none or several)."""
+    found = [kind for kind, name in table("fine_types")[label].items() if text in words(name)]
     return found[0] if len(found) == 1 else None
 
 
 def place_or_group(text: str) -> bool:
     """A country, state, city, nationality, people, region or party: no person's name."""
-    return any(text in words(name) for _, name in PLACE_KINDS + GROUP_KINDS)
+    return any(text in words(name) for kinds in table("fine_types").values() for name in kinds.values())
 
 
 def organisation(text: str) -> str | None:

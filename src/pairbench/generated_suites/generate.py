@@ -18,6 +18,7 @@ from pairbench.generated_suites.check import check_pair, control_difference
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings
 from pairbench.generated_suites.controls import detail_difference, other_paraphrase_veto
 from pairbench.generated_suites.edits import Made, Refuse, title_case
+from pairbench.generated_suites.lexicon import words
 from pairbench.generated_suites.registry import reason
 from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
 from pairbench.generated_suites.rules_clause import negation
@@ -122,7 +123,7 @@ def control_refusal(a: str, p: str) -> str | None:
     return control_difference(a, p) or paraphrase_veto(a, p)
 
 
-def _without_control(anchors, docs, nlp, settings: SuiteSettings, controls, out: Generated) -> set[int]:
+def _without_control(anchors, docs, nlp, controls, out: Generated) -> set[int]:
     """The anchors whose (A, P) is no positive control, each refusal counted by id: the
     word checks first, then, for the pairs they pass, the checks on both parses."""
     outside = "positive_control.under_control_min_score"  # (A, P) scored under control_min_score
@@ -148,7 +149,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
     ``control_min_score``; None: every anchor) limits which (A, P) may be controls."""
     out = Generated(n_anchors=len(anchors))
     docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
-    no_control = _without_control(anchors, docs, nlp, settings, controls, out)
+    no_control = _without_control(anchors, docs, nlp, controls, out)
     ctx = Context(entity_inventory(docs), np.random.default_rng(settings.seed))
     seen: set[tuple[str, str]] = set()
     # Every anchor's positive control is reserved: no other pair may take its place.
@@ -210,27 +211,14 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
     return out
 
 
-# The entity inventory of the rule examples (registry, tests): near_miss draws from entities seen
-# in at least two anchors, so Vladimir Putin (a man) is the only other full name, London the only
-# other city.
-EXAMPLE_INVENTORY = (
-    "Vladimir Putin said he visited London.",
-    "Vladimir Putin met his wife in London.",
-    "Barack Obama said he would visit Paris.",
-    "Barack Obama met his wife in Paris.",
-    # a company, a nationality, a count, an amount and a share for near_miss's other fine types
-    "Microsoft hired 300 German engineers for $500, up 12 percent.",
-    "Microsoft paid 300 German engineers $500, up 12 percent.",
-)
-
-
 _INVENTORIES: dict[int, tuple] = {}
 
 
 def example_context(nlp) -> Context:
-    """The fixed Context of the rule examples: ``EXAMPLE_INVENTORY``'s entities, a fresh seed 0."""
+    """The fixed Context of the rule examples (registry, tests): the entities of the sentences of
+    ``lexicon/example_inventory.yaml``, a fresh seed 0."""
     if _INVENTORIES.get(id(nlp), (None,))[0] is not nlp:
-        _INVENTORIES[id(nlp)] = (nlp, entity_inventory(list(nlp.pipe(EXAMPLE_INVENTORY))))
+        _INVENTORIES[id(nlp)] = (nlp, entity_inventory(list(nlp.pipe(sorted(words("example_inventory"))))))
     return Context(_INVENTORIES[id(nlp)][1], np.random.default_rng(0))
 
 

@@ -20,10 +20,10 @@ class LexiconError(PairbenchError):
 
 
 @cache
-def _load(name: str, folder: Path = FOLDER) -> dict:
+def _load(name: str) -> dict:
     import yaml
 
-    path = folder / f"{name}.yaml"
+    path = FOLDER / f"{name}.yaml"
     if not path.is_file():
         raise LexiconError(f"{path}: no such lexicon file; add it as {{description: ..., words: [...]}}")
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -1,45 +1,42 @@
 """spaCy ``Matcher`` / ``DependencyMatcher`` patterns of the registry, matched by rule or check id.
 
-Patterns come from a record's ``pattern`` / ``dep_pattern`` (registry YAML). One matcher of each
-kind per vocab holds every pattern; it is built on first use and cached, so a rule asks only for
-its id's matches."""
+Patterns come from a record's ``pattern`` / ``dep_pattern`` (registry YAML). One Matcher per vocab
+holds every token pattern and matches a doc once; each id's DependencyMatcher runs on a doc only
+when a rule asks for that id. Matchers are built on first use and cached."""
 
 from __future__ import annotations
 
 from pairbench.generated_suites.registry import RegistryError, records
 
-_MATCHERS: dict[int, tuple] = {}
+_MATCHERS: dict[tuple, tuple] = {}
 
 
-def _matchers(vocab):
-    """(Matcher, DependencyMatcher) of ``vocab`` holding every pattern (built once per vocab)."""
-    built = _MATCHERS.get(id(vocab))
+def _matcher(vocab, rid: str | None = None):
+    """``vocab``'s Matcher of every token pattern (``rid`` None), or id ``rid``'s DependencyMatcher."""
+    built = _MATCHERS.get((id(vocab), rid))
     if built is not None and built[0] is vocab:
-        return built[1], built[2]
+        return built[1]
     from spacy.matcher import DependencyMatcher, Matcher
 
-    matcher, dep_matcher = Matcher(vocab, validate=True), DependencyMatcher(vocab, validate=True)
-    for rid, record in records().items():  # each pattern validated when the registry was read
-        if record.pattern is not None:
-            matcher.add(rid, record.pattern)
-        if record.dep_pattern is not None:
-            dep_matcher.add(rid, record.dep_pattern)
-    _MATCHERS[id(vocab)] = (vocab, matcher, dep_matcher)
-    return matcher, dep_matcher
+    matcher = Matcher(vocab, validate=True) if rid is None else DependencyMatcher(vocab, validate=True)
+    for key, record in records().items():  # each pattern validated when the registry was read
+        if rid is None and record.pattern is not None:
+            matcher.add(key, record.pattern)
+        elif key == rid:
+            matcher.add(key, record.dep_pattern)
+    _MATCHERS[(id(vocab), rid)] = (vocab, matcher)
+    return matcher
 
 
-_LAST: list = [None, {}, {}]  # the last doc matched and its matches by id (rules ask in turn)
+_LAST: list = [None, {}, {}]  # the last doc matched, its token matches and its dependency matches by id
 
 
 def _found(doc):
     if _LAST[0] is not doc:
-        matcher, dep_matcher = _matchers(doc.vocab)
-        spans, deps = {}, {}
-        for match_id, start, end in matcher(doc):
+        spans = {}
+        for match_id, start, end in _matcher(doc.vocab)(doc):
             spans.setdefault(doc.vocab.strings[match_id], []).append(doc[start:end])
-        for match_id, ids in dep_matcher(doc) if len(dep_matcher) else ():
-            deps.setdefault(doc.vocab.strings[match_id], []).append([doc[i] for i in ids])
-        _LAST[:] = [doc, spans, deps]
+        _LAST[:] = [doc, spans, {}]
     return _LAST[1], _LAST[2]
 
 
@@ -54,4 +51,7 @@ def dep_matches(doc, rid: str) -> list[list]:
     """For each match of id ``rid``'s dependency pattern: its tokens, in pattern order."""
     if getattr(records().get(rid), "dep_pattern", None) is None:
         raise RegistryError(f"{rid}: no dependency pattern registered; add `dep_pattern` to its record")
-    return [list(m) for m in _found(doc)[1].get(rid, ())]
+    deps = _found(doc)[1]
+    if rid not in deps:
+        deps[rid] = [[doc[i] for i in ids] for _, ids in _matcher(doc.vocab, rid)(doc)]
+    return [list(m) for m in deps[rid]]

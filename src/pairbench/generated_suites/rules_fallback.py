@@ -22,6 +22,7 @@ import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
 from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.patterns import dep_matches
 
 
 def _colour(doc) -> Made | None:
@@ -29,40 +30,21 @@ def _colour(doc) -> Made | None:
     found = [t for t in doc if t.lower_ in colours or t.lower_ in words("other_colours")]
     if len(found) != 1 or found[0].lower_ not in colours:
         return None
-    token = found[0]
-    head, prev = token.head, doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    token, head = found[0], found[0].head
     if token.dep_ != "amod" or head.pos_ != "NOUN" or head.i <= token.i or head.lower_ in words("colour_fixed_heads"):
         return None
-    if (
-        token.i > 0
-        and not token.is_lower
-        or token.whitespace_ == ""
-        or any(c.dep_ in ("conj", "cc") for c in token.children)
-    ):
-        return None  # a name (White House), glued (black-and-white) or coordinated (black and white)
-    if (
-        prev is not None
-        and (prev.lower_ in ("and", "or", "-", ",") or prev.pos_ in ("ADJ", "ADV"))
-        or nxt is not None
-        and nxt.lower_ in ("and", "or", ",")
-    ):
-        return None
-    if colours[token.lower_] in doc.text.lower():
-        return None
+    if token.i > 0 and not token.is_lower or colours[token.lower_] in doc.text.lower():
+        return None  # a name (White House), or the new colour there already
+    if any(m[0] == token for m in dep_matches(doc, "near_miss.colour")):
+        return None  # glued (black-and-white), coordinated (black and white) or modified (dark red)
     return Made(rebuild(doc, {token.i: match_case(colours[token.lower_], token.text)}), "near_miss:colour")
 
 
 def _day_or_month(doc) -> Made | None:
-    days, months = table("next_day"), table("next_month")
+    following = {**table("next_day"), **table("next_month")}  # a weekday or month -> the one it becomes
     calendar = words("month_words") | words("weekdays")
     named = [t for t in doc if t.lower_.rstrip(".") in calendar]
-    if (
-        len(named) != 1
-        or named[0].text not in days
-        and named[0].text not in months
-        or any(t.lower_ in words("relative_days") for t in doc)
-    ):
+    if len(named) != 1 or named[0].text not in following or any(t.lower_ in words("relative_days") for t in doc):
         return None
     token = named[0]
     ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
@@ -72,11 +54,10 @@ def _day_or_month(doc) -> Made | None:
         or any(t.like_num and not re.fullmatch(r"(1[89]|20)\d\d", t.text) for t in ent)
     ):
         return None  # a day number (March 31 -> April 31) or a date the day must agree with
-    prev = doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if prev is not None and prev.is_title and prev.i > 0 or nxt is not None and nxt.is_title or token.i == 0:
+    beside = [t for t in doc[max(1, token.i - 1) : token.i + 2] if t.i != token.i]  # the first word: a capital anyway
+    if token.i == 0 or any(t.is_title for t in beside):
         return None  # part of a longer name (Black Friday, Good Friday, Bloody Sunday)
-    return Made(rebuild(doc, {token.i: days.get(token.text) or months[token.text]}), "near_miss:day_or_month")
+    return Made(rebuild(doc, {token.i: following[token.text]}), "near_miss:day_or_month")
 
 
 def _named(doc) -> bool:
@@ -97,17 +78,10 @@ def _sex(doc) -> Made | None:
     if any(t.lower_ == "without" for t in doc) and any(t.lower_ == "shirt" for t in doc):
         return None
     token = found[0]
-    prev = doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if token.pos_ != "NOUN" or token.dep_ == "compound" or token.ent_type_ or token.i > 0 and not token.is_lower:
         return None
-    if prev is not None and (
-        prev.pos_ in ("NOUN", "PROPN")
-        or prev.lower_ in ("best", "cave", "front", "con", "hit", "yes", "hired", "wise", "-")
-    ):
-        return None  # a compound or a fixed phrase (snow man, best man, hit man)
-    if nxt is not None and (token.whitespace_ == "" and nxt.is_alpha or nxt.text == "-" or nxt.lower_ == "of"):
-        return None  # glued (man-made) or a fixed phrase (man of the match)
+    if any(m[0] == token for m in dep_matches(doc, "near_miss.person_sex")):
+        return None  # a compound or a fixed phrase (snow man, best man, man of the match) or glued (man-made)
     return Made(rebuild(doc, {token.i: match_case(sexes[token.lower_], token.text)}), "near_miss:person_sex")
 
 

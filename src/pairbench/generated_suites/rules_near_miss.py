@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from pairbench.generated_suites.edits import Made, Refuse, title_case
-from pairbench.generated_suites.gazetteer import (
-    GROUP_KINDS,
-    PLACE_KINDS,
-    kind_of,
-    organisation,
-    place_or_group,
-    same_thing,
-)
+from pairbench.generated_suites.gazetteer import kind_of, organisation, place_or_group, same_thing
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.rules_lexical import number_refusal, number_value, numbers_in
 from pairbench.generated_suites.rules_step import small_step
 
 # The types near_miss replaces, each within a fine type it can check (see fine_type).
@@ -40,7 +36,7 @@ def _gender(doc) -> str:
     return "" if male == female else ("m" if male else "f")
 
 
-def fine_type(ent, company_texts=frozenset()) -> str | None:
+def fine_type(ent, company_texts) -> str | None:
     """The entity's fine type, or None when it cannot be told (then near_miss refuses it): PERSON
     by its number of words (a single name only when the corpus is sure of it), GPE as a country,
     a US state or a city (gazetteer lists), NORP as a nationality (or nationals, a region, a
@@ -55,7 +51,7 @@ def fine_type(ent, company_texts=frozenset()) -> str | None:
             return None
         return f"person:{len(ent)}"
     if ent.label_ in ("GPE", "NORP"):
-        return kind_of(text, PLACE_KINDS if ent.label_ == "GPE" else GROUP_KINDS)
+        return kind_of(text, ent.label_)
     if ent.label_ == "ORG":
         return organisation(text) or ("company" if text in company_texts else None)
     unit = " ".join(t.lower_ for t in ent if not t.like_num)
@@ -75,17 +71,14 @@ def entity_inventory(docs) -> dict[str, list[str]]:
             labels.setdefault(e.text, set()).add(e.label_)
             if e.label_ == "ORG" and e.end < len(doc) and doc[e.end].lower_ in words("company_suffixes"):
                 company_texts.add(e.text)  # "Sony Corp.": a company
-    counts: dict[tuple[str, str], int] = {}
+    counts: Counter = Counter()
     genders: dict[str, set] = {}
     for doc in docs:
-        seen = set()
-        for e in doc.ents:
-            if e.label_ in ENTITY_TYPES and well_formed(e) and len(labels[e.text]) == 1:
-                kind = fine_type(e, company_texts)
-                if kind is not None and (kind, e.text) not in seen:  # counted once per anchor
-                    seen.add((kind, e.text))
-                    counts[(kind, e.text)] = counts.get((kind, e.text), 0) + 1
-                    genders.setdefault(e.text, set()).add(_gender(doc))
+        ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES and well_formed(e) and len(labels[e.text]) == 1]
+        found = {(kind, e.text) for e in ents if (kind := fine_type(e, company_texts)) is not None}
+        counts.update(found)  # counted once per anchor
+        for _, text in found:
+            genders.setdefault(text, set()).add(_gender(doc))
     pool: dict[str, list[str]] = {"_companies": sorted(company_texts)}
     for (kind, text), n in sorted(counts.items()):
         if n >= 2:
@@ -99,13 +92,10 @@ def same_number_form(old: str, new: str) -> bool:
     """A number is replaced only by one written the same way (digits or words) and of the same
     grammatical number ("one" or "1" against any other), so the sentence keeps its agreement."""
 
-    def has_digits(text):
-        return any(c.isdigit() for c in text)
+    def form(text):
+        return any(c.isdigit() for c in text), text.strip().lower() in ("1", "one")
 
-    def is_one(text):
-        return text.strip().lower() in ("1", "one")
-
-    return has_digits(old) == has_digits(new) and is_one(old) == is_one(new)
+    return form(old) == form(new)
 
 
 def _context_refusal(doc, ent) -> str | None:
@@ -141,25 +131,19 @@ def _context_refusal(doc, ent) -> str | None:
         return "near_miss.described_place"
     if ent.label_ in ("GPE", "NORP") and others:
         return "near_miss.place_beside_name"
-    if (
-        any(e.label_ == ent.label_ for e in others)
-        or ent.label_ == "PERSON"
-        and any(e.label_ == "NORP" for e in others)
-    ):
+    kinds = {e.label_ for e in others}
+    if ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds:
         return "near_miss.name_of_same_kind"
     return None
 
 
 def amount(text: str) -> float | None:
     """The value of a number or amount as written ("$2.81", "4.7 million", "twelve"), or None."""
-    from pairbench.generated_suites.rules_lexical import number_value
-
-    scales = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
     value, scale = None, 1.0
     for word in text.replace("$", " ").replace("%", " ").split():
         v = number_value(word)
         value = float(v) if v is not None and value is None else value
-        scale *= scales.get(word.lower(), 1.0)
+        scale *= table("scale_values").get(word.lower(), 1.0)
     return None if value is None else value * scale
 
 
@@ -170,7 +154,7 @@ def modest_change(old: str, new: str) -> bool:
     return a is not None and b is not None and a > 0 and b > 0 and 0.2 <= b / a <= 5
 
 
-def _entity_refusal(doc, ent, ctx) -> str | None:
+def _entity_refusal(doc, ent) -> str | None:
     prev = doc[ent.start - 1] if ent.start > 0 else None
     if doc.text.count(ent.text) > 1:
         return "near_miss.named_twice"
@@ -191,26 +175,13 @@ def _entity_refusal(doc, ent, ctx) -> str | None:
     why = _context_refusal(doc, ent)
     if why is not None:
         return why
-    nxt = doc[ent.end] if ent.end < len(doc) else None
-    if (
-        nxt is not None
-        and doc[ent.end - 1].whitespace_ == ""
-        and (nxt.is_alpha or nxt.text in ("-", ".") and ent.end + 1 < len(doc))
-    ):
+    if any(span.start == ent.end - 1 for span in matches(doc, "near_miss.glued_entity")):  # glued to what follows
         return "near_miss.glued_entity"
-    if ent.label_ in ("MONEY", "PERCENT"):
-        from pairbench.generated_suites.rules_lexical import numbers_in
-
-        if len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")]) > 1 + sum(
-            t.like_num for t in ent[1:]
-        ):
-            return "numerical.several_numbers"
+    counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # dates and times count nothing
+    if ent.label_ in ("MONEY", "PERCENT") and counts > 1 + sum(t.like_num for t in ent[1:]):
+        return "numerical.several_numbers"
     if ent.label_ == "CARDINAL":
-        from pairbench.generated_suites.rules_lexical import number_refusal, numbers_in
-
-        if len(ent) != 1 or len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")]) != 1:
-            return "numerical.several_numbers"
-        return number_refusal(doc, ent[0])
+        return "numerical.several_numbers" if len(ent) != 1 or counts != 1 else number_refusal(doc, ent[0])
     return None
 
 
@@ -231,20 +202,19 @@ def near_miss(doc, ctx) -> Made:
     companies = frozenset(ctx.entities.get("_companies", ()))
     for ent in ents:
         kind = fine_type(ent, companies)
-        reason = _entity_refusal(doc, ent, ctx) if kind is not None else "near_miss.unknown_fine_type"
+        reason = _entity_refusal(doc, ent) if kind is not None else "near_miss.unknown_fine_type"
         if reason is not None:
             why = reason
             continue
         if kind == "person:1" and ent.text not in ctx.entities.get(kind, ()):
             why = "near_miss.unsure_single_name"
             continue
-        gender = ""
-        if ent.label_ == "PERSON":
-            gender = next((g for g in "mf" if ent.text in ctx.entities.get(f"{kind}:{g}", ())), "")
-            if not gender:
+        if ent.label_ == "PERSON":  # a name of the same pronoun gender (person:2:m)
+            kind = next((f"{kind}:{g}" for g in "mf" if ent.text in ctx.entities.get(f"{kind}:{g}", ())), None)
+            if kind is None:
                 why = "near_miss.unknown_sex"
                 continue
-        candidates = ctx.entities.get(f"{kind}:{gender}" if gender else kind, [])
+        candidates = ctx.entities.get(kind, [])
         step = (small_step(ent.text) or "").lower() if ent.label_ == "CARDINAL" else ""
         pool = [
             t
@@ -261,10 +231,8 @@ def near_miss(doc, ctx) -> Made:
         new = pool[int(ctx.rng.integers(len(pool)))]
         if ent.label_ in _NUMERIC_TYPES and new[:1].isalpha():  # a number word takes the old case
             new = new[:1].upper() + new[1:] if ent.text[:1].isupper() else new.lower()
-        elif ent.start == 0 and ent.text[:1].isupper():
-            new = new[:1].upper() + new[1:]
-        elif ent.start == 0:
-            new = new[:1].lower() + new[1:]
+        elif ent.start == 0:  # the first word keeps its case
+            new = (new[:1].upper() if ent.text[:1].isupper() else new[:1].lower()) + new[1:]
         text = doc.text[: ent.start_char] + new + doc.text[ent.end_char :]
         return Made(text, f"near_miss:{ent.label_.lower()}")
     raise Refuse(why)

@@ -17,6 +17,7 @@ import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
 from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.patterns import matches
 from pairbench.generated_suites.rules_lexical import (
     article_refusal,
     count_bound,
@@ -27,8 +28,6 @@ from pairbench.generated_suites.rules_lexical import (
 )
 
 _INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
-_BOUNDED_UNITS = {"percent": 100, "%": 100, "cents": 99, "cent": 99}
-CURRENCY = {"$", "€", "£", "¥"}
 
 
 def small_step(text: str) -> str | None:
@@ -55,8 +54,6 @@ def small_step(text: str) -> str | None:
 
 
 _DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
-# Words after a number that make it an amount: a scale of money or a share ("$4.1 million", "11.2%").
-_AMOUNT_AFTER = {"million", "billion", "trillion", "bn", "m", "percent", "%", "cents"}
 
 
 def decimal_step(text: str) -> str | None:
@@ -77,7 +74,7 @@ def stepped(doc, token) -> str | None:
     if token.lower_ in ("one", "1"):
         return None
     nxt = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
-    amount = token.i > 0 and doc[token.i - 1].text in CURRENCY or nxt in _AMOUNT_AFTER
+    amount = token.i > 0 and doc[token.i - 1].text in words("currency_signs") or nxt in words("amount_after")
     return small_step(token.text) or (decimal_step(token.text) if amount else None)
 
 
@@ -90,40 +87,23 @@ def _step_refusal(doc, token) -> str | None:
         return "numerical.counts_no_noun"
     if name_number(token):
         return "numerical.in_a_name_or_date"
-    if prev is not None and (
-        prev.text in ("-", ":", "/", "#", "&", "+")
-        or any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])
-    ):
-        return "numerical.identifier_or_age"
     agent = prev is not None and prev.lower_ == "by" and _counts_plural(token)  # investigated by two agencies
-    if prev is not None and (
-        prev.lower_ in words("age_or_clock_words")
-        and not agent
-        or prev.text == ","
-        and nxt is not None
-        and nxt.text == ","
-    ):
-        return "numerical.identifier_or_age"  # dies at 91, Dotson, 21,
-    glued = (
-        nxt is not None
-        and token.whitespace_ == ""
-        and (nxt.text in ("-", ":", "/", "+") or nxt.text == "." and nxt.i + 1 < len(doc))
-    )
+    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not agent  # dies at 91
+    labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
     compound = measure_compound(doc, token)
-    if glued and not compound or nxt is not None and nxt.lower_ in ("a.m.", "p.m.", "am", "pm", "th", "st", "nd", "rd"):
+    # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
+    shaped = any(span.start <= token.i < span.end for span in matches(doc, "numerical.identifier_or_age"))
+    if labelled or aged or shaped and not compound:
         return "numerical.identifier_or_age"
-    if compound or _duration(doc, token):
-        pass  # a duration or a measure (20 years, the next five years, a four-year ban): a small step changes it
-    elif token.ent_type_ in names or (
-        prev is not None and prev.ent_type_ in names and prev.ent_iob_ != "O" and token.ent_iob_ == "I"
-    ):
+    named = token.ent_type_ in names or prev is not None and prev.ent_type_ in names and token.ent_iob_ == "I"
+    if named and not (compound or _duration(doc, token)):  # a duration or a measure (20 years, a four-year ban)
         return "numerical.in_a_name_or_date"
     why = article_refusal(doc, token, new)
     if why is not None:
         return why
     if _tied(doc):
         return "numerical.tied_count"
-    bound = _BOUNDED_UNITS.get(nxt.lower_ if nxt is not None else "")
+    bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
         return "numerical.out_of_bounds"
     counted = count_bound(token)
@@ -174,20 +154,16 @@ def _calendar_day(token) -> bool:
     return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in words("month_words") for t in beside)
 
 
-# A reciprocal ties no count: "two girls hug each other" and "three girls hug each other" both fit.
-RECIPROCALS = {("each", "other"), ("one", "another")}
-
-
 def _tied(doc) -> bool:
-    reciprocal = {i for t in doc[:-1] if (t.lower_, doc[t.i + 1].lower_) in RECIPROCALS for i in (t.i, t.i + 1)}
+    """A word that ties a count to others; a reciprocal ties none ("two girls hug each other")."""
+    pairs = table("reciprocals")
+    reciprocal = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     return any(t.lower_ in words("tied_count_words") and t.i not in reciprocal for t in doc)
 
 
 def _value(text: str) -> float:
     """The value of a whole number as ``small_step`` writes it (digits or a word of ``number_word_steps``)."""
-    return float(
-        number_value(text) or {"ten": 10, "twelve": 12, "fifteen": 15}.get(text.lower()) or text.replace(",", "")
-    )
+    return float(number_value(text) or table("step_word_values").get(text.lower()) or text.replace(",", ""))
 
 
 def _word_before(doc, number) -> str:
@@ -223,7 +199,7 @@ def _title_case_refusal(doc, token) -> str | None:
     read, and only after a verb, a preposition or nothing: never after a name ("Apollo 11",
     "Catch 22", "Heat Win Game 7", "Ocean's 11")."""
     prev = doc[token.i - 1] if token.i > 0 else None
-    if prev is not None and prev.text in CURRENCY:
+    if prev is not None and prev.text in words("currency_signs"):
         return None  # an amount of money ("Bets $250 Million", "Record $38 bn")
     if not token.text[:1].isdigit() or token.head.i < token.i or prev is not None and prev.pos_ not in ("VERB", "ADP"):
         return "anchor.title_case"

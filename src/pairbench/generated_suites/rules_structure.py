@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pairbench.generated_suites.edits import Made, Refuse, finite_verb, headline_plan, match_case, single_clause
 from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.patterns import dep_matches, matches
 
 _PRONOUN_TAGS = ("PRP", "PRP$", "WP", "WDT", "EX")
 _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantmod", "punct"}
@@ -67,9 +68,7 @@ def entity_swap(doc, ctx=None) -> Made:
         finite_verb(root)  # a finite main clause: headlines and fragments parse too loosely
     if root.lemma_.lower() in words("symmetric_verbs"):
         raise Refuse("entity_swap.symmetric_verb")
-    if (root.i + 1 < len(doc) and not root.whitespace_ and doc[root.i + 1].text == "-") or (
-        root.i > 0 and doc[root.i - 1].text == "-" and not doc[root.i - 1].whitespace_
-    ):
+    if matches(doc, "entity_swap.hyphenated_verb"):  # its pattern: the root glued to a hyphen
         raise Refuse("entity_swap.hyphenated_verb")
     subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subj is None:
@@ -85,12 +84,8 @@ def entity_swap(doc, ctx=None) -> Made:
         raise Refuse("entity_swap.no_second_argument")
     if obj.ent_type_ in ("DATE", "TIME"):
         raise Refuse("entity_swap.time_object")
-    if (
-        obj.dep_ == "dobj"
-        and obj.tag_ == "NN"
-        and root.lemma_.lower() in words("light_verbs")
-        and not any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in obj.children)
-    ):
+    bare = obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in obj.children)
+    if bare and obj.dep_ == "dobj" and root.lemma_.lower() in words("light_verbs"):
         raise Refuse("entity_swap.light_verb_idiom")
     if root.lemma_ == "play" and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss") for c in obj.children):
         raise Refuse("entity_swap.bare_object_of_play")
@@ -111,19 +106,10 @@ def entity_swap(doc, ctx=None) -> Made:
     words_a, words_b = ({t.lower_ for t in span if t.is_alpha and not t.is_stop} for span in (a, b))
     if words_a <= words_b or words_b <= words_a:  # "a toy train ... a toy car" keeps two participants
         raise Refuse("entity_swap.shared_word")
-    bare = obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in obj.children)
     if bare and obj.lower_ in words("fixed_bare_nouns"):
         raise Refuse("entity_swap.fixed_phrase")  # "will enter orbit", "encrypted by default": no participant
-    after = doc[obj.i + 1] if obj.i + 1 < len(doc) else None
     headline = not any(c.dep_ in ("det", "poss") for c in subj.children)
-    if (
-        bare
-        and headline
-        and after is not None
-        and after.dep_ == "prep"
-        and after.head == root
-        and after.lower_ != "from"
-    ):
+    if bare and headline and any(m[0] == obj for m in dep_matches(doc, "entity_swap.object_with_its_phrase")):
         raise Refuse("entity_swap.object_with_its_phrase")  # "approve pipeline to the coast": the phrase is its
     tokens = [t.text_with_ws for t in doc]
     if plan is not None:
@@ -131,17 +117,11 @@ def entity_swap(doc, ctx=None) -> Made:
     elif plural(subj) != plural(obj):
         aux = _agreeing_auxiliary(root, a, b)
         tokens[aux.i] = match_case(table("auxiliary_agreement")[aux.lower_], aux.text) + aux.whitespace_
-        rule = AGREED_RULES[rule]
+        rule += "_agreement"  # entity_swap:subject_object_agreement, entity_swap:passive_agent_agreement
     tail_a, tail_b = a[-1].whitespace_, b[-1].whitespace_
     out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + tail_a
     out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + tail_b + "".join(tokens[b.end :])
     return Made(out.strip(), rule)
-
-
-AGREED_RULES = {
-    "entity_swap:subject_object": "entity_swap:subject_object_agreement",
-    "entity_swap:passive_agent": "entity_swap:passive_agent_agreement",
-}
 
 
 def _agreeing_auxiliary(root, a, b):
