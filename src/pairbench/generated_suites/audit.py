@@ -1,12 +1,7 @@
 """The audit of a generated suite: a seeded sample per rule for a person to grade, and the graded
-file read back into precision per rule and per category with Wilson 95% intervals.
-
-``generated_suites.{name}.audit`` (schema defaults): ``sample_per_rule`` pairs of every rule (all
-of a rule's pairs where fewer) go to ``results/suites/{name}.audit-sample.tsv``, rows shuffled,
-``valid`` and ``note`` empty. ``graded`` names that file with ``valid`` filled (yes/no); then the
-card reports ``audited, valid, precision, precision_low, precision_high`` per rule and per
-category, and rules whose ``precision_low`` is under ``min_precision`` leave the suite (their
-pairs counted as refused with reason ``audit``). See docs/generated_suites.md.
+file read back into precision per rule and per category with Wilson 95% intervals; rules whose
+``precision_low`` is under ``min_precision`` leave the suite (refused with reason ``audit``).
+See docs/generated_suites.md, "Audit".
 """
 
 from __future__ import annotations

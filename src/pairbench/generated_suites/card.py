@@ -8,6 +8,7 @@ from collections import Counter
 import numpy as np
 
 from pairbench.core.io import atomic_path, atomic_write_json, atomic_write_text
+from pairbench.generated_suites.audit import TABLE_COLUMNS
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES
 from pairbench.generated_suites.registry import reason
 from pairbench.generated_suites.source import plausibility
@@ -70,18 +71,16 @@ def card_markdown(card: dict) -> str:
         *([""] if card.get("warnings") else []),
         "## Pairs and coverage per category",
         "",
-        "| category | pairs | coverage (share of anchors) |",
-        "|---|---|---|",
     ]
-    for category, count in card["pairs_per_category"].items():
-        cov = card["coverage"].get(category)
-        lines.append(f"| {category} | {count} | {'' if cov is None else f'{cov:.1%}'} |")
-    lines += ["", "## Pairs per rule", "", "| rule | pairs |", "|---|---|"]
-    lines += [f"| {rule} | {count} |" for rule, count in card["pairs_per_rule"].items()]
-    lines += ["", "## Anchors refused, by id", "", "| category | id | reason | anchors |", "|---|---|---|---|"]
+    cov = card["coverage"]
+    rows = [(c, n, "" if cov.get(c) is None else f"{cov[c]:.1%}") for c, n in card["pairs_per_category"].items()]
+    lines += _table(("category", "pairs", "coverage (share of anchors)"), rows)
+    lines += ["", "## Pairs per rule", "", *_table(("rule", "pairs"), card["pairs_per_rule"].items())]
     reasons = card.get("refusal_reasons", {})
-    for category, ids in card["refusals"].items():
-        lines += [f"| {category} | `{rid}` | {reasons.get(rid, '')} | {count} |" for rid, count in ids.items()]
+    refused = [
+        (c, f"`{rid}`", reasons.get(rid, ""), n) for c, ids in card["refusals"].items() for rid, n in ids.items()
+    ]
+    lines += ["", "## Anchors refused, by id", "", *_table(("category", "id", "reason", "anchors"), refused)]
     lines += audit_markdown(card.get("audit") or {})
     lines += ["", f"## {N_EXAMPLES} random examples per rule", ""]
     for rule, pairs in card["examples"].items():
@@ -118,16 +117,17 @@ def audit_markdown(audit: dict) -> list[str]:
         f"- graded: `{audit['graded']}`; min_precision: {audit['min_precision']}; rules dropped: {', '.join(audit['dropped_rules']) or 'none'}"
     )
     for title, key in (("category", "per_category"), ("rule", "per_rule")):
-        lines += [
-            "",
-            f"| {title} | audited | valid | precision | precision_low | precision_high |",
-            "|---|---|---|---|---|---|",
+        rows = [
+            (n, r["audited"], r["valid"], *(f"{r[c]:.3f}" for c in TABLE_COLUMNS[2:])) for n, r in audit[key].items()
         ]
-        lines += [
-            f"| {n} | {r['audited']} | {r['valid']} | {r['precision']:.3f} | {r['precision_low']:.3f} | {r['precision_high']:.3f} |"
-            for n, r in audit[key].items()
-        ]
+        lines += ["", *_table((title, *TABLE_COLUMNS), rows)]
     return lines
+
+
+def _table(columns, rows) -> list[str]:
+    """A Markdown table: its header, its rule and one line per row."""
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
 
 
 def write_card(card: dict, md_path, json_path, page_dir) -> None:

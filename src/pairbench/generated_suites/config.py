@@ -30,16 +30,12 @@ class SuiteSettings:
 
     @classmethod
     def from_block(cls, block: dict, name: str) -> SuiteSettings:
-        block = dict(block)
+        defaults = {"categories": list(GENERATED_CATEGORIES), "parser": DEFAULT_PARSER, "seed": 0, "audit": {}}
+        unset = dict.fromkeys(("score_max", "min_score", "control_min_score", "max_anchors"))
+        block = {**defaults, **unset, **block}
         block.pop("resources", None)
         if isinstance(block.get("split"), str):
             block["split"] = [block["split"]]
-        block.setdefault("categories", list(GENERATED_CATEGORIES))
-        block.setdefault("parser", DEFAULT_PARSER)
-        for key in ("score_max", "min_score", "control_min_score", "max_anchors"):
-            block.setdefault(key, None)
-        block.setdefault("seed", 0)
-        block.setdefault("audit", {})
         return settings_from_block(cls, block, f"generated_suites.{name}")
 
     def wants(self, category: str) -> bool:

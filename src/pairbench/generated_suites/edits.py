@@ -245,7 +245,4 @@ def finite_verb(root):
 def inflect(lemma: str, tag: str) -> str:
     if tag == "VBN" and lemma in table("participles"):  # "may have borne", not lemminflect's "born"
         return table("participles")[lemma]
-    forms = getInflection(lemma, tag=tag)
-    if not forms:
-        raise Refuse("anchor.no_inflection")
-    return forms[0]
+    return getInflection(lemma, tag=tag)[0]  # lemminflect inflects any lemma for VBN, VBG and VBZ/VBP/VBD

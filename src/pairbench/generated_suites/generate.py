@@ -88,13 +88,11 @@ def load_parser(folder: str | os.PathLike):
 
 def apply_rule(category: str, doc, ctx: Context, rule=None):
     """(text, rule) of the changed sentence, or raise Refuse: the rule (the category's main rule
-    unless given) and then its own check."""
+    unless given) and then its own check (an unchanged sentence fails it: ``check.token_diff``)."""
     rule = rule or RULES[category]
     if title_case(doc) and not getattr(rule, "reads_title_case", False):
         raise Refuse("anchor.title_case")
     made = rule(doc, ctx)
-    if made.text == doc.text:
-        raise Refuse("check.no_change")
     if not check_pair(made.rule, doc.text, made.text):
         raise Refuse("check.token_diff")
     return made
@@ -121,6 +119,13 @@ def control_refusal(a: str, p: str) -> str | None:
     """Why the source pair (A, P) may not be an anchor's positive control, or None: the two
     differ in a number, a negation, a quantifier, a hedge or a name, or read as no paraphrase."""
     return control_difference(a, p) or paraphrase_veto(a, p)
+
+
+def negative_refusal(other: str, own: tuple[str, ...], nlp) -> str | None:
+    """Why ``other`` may not be the negative control of ``own`` (an anchor and its paraphrase)."""
+    if other.lower() in {s.lower() for s in own}:
+        return "negative_control.equals_paraphrase"
+    return other_paraphrase_veto(other, nlp)
 
 
 def _without_control(anchors, docs, nlp, controls, out: Generated) -> set[int]:
@@ -189,9 +194,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
             add(anchor_id, category, a, made.text, made.rule, pair_veto(category, doc, a, made))
         if settings.wants("negative_control") and n > 1:
             other = anchors[(i + shift) % n][1]
-            if other.lower() in (a.lower(), p.lower()):
-                out.refuse("negative_control", "negative_control.equals_paraphrase")
-            elif (why := other_paraphrase_veto(other, nlp)) is not None:
+            if (why := negative_refusal(other, (a, p), nlp)) is not None:
                 out.refuse("negative_control", why)
             else:
                 add(anchor_id, "negative_control", a, other, "negative_control:other_paraphrase")
@@ -234,9 +237,7 @@ def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None
     if (flaw := anchor_veto(anchor)) is not None:
         return flaw
     if category == "negative_control":
-        if paraphrase.lower() == anchor.lower():
-            return "negative_control.equals_paraphrase"
-        return other_paraphrase_veto(paraphrase, nlp) or Made(paraphrase, "negative_control:other_paraphrase")
+        return negative_refusal(paraphrase, (anchor,), nlp) or Made(paraphrase, "negative_control:other_paraphrase")
     try:
         made = apply_rules(category, doc, example_context(nlp), Generated())
     except Refuse as why:

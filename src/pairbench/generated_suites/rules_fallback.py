@@ -1,19 +1,10 @@
 """Fallback rules: tried for an anchor and category only when the category's main rule refused it.
 
 They are narrower than the main rules and deterministic (no draw from the generator's random
-stream), so they add pairs without changing any pair the main rules make:
-
-- ``near_miss:colour``: a colour adjective of a thing replaced by another colour (a black dog ->
-  a white dog); never of a person, of a thing whose colour is fixed or idiomatic (snow, sky,
-  the White House, a black market), nor beside another colour or a shade word;
-- ``near_miss:day_or_month``: a weekday or a month named alone replaced by the next one (Friday
-  by Thursday and Saturday by Sunday, so a weekday stays a weekday: on Monday -> on Tuesday,
-  in March 2003 -> in April 2003); never with a day number, another
-  day or month, or a relative day (today, tomorrow, the weekend);
-- ``near_miss:person_sex``: the one person word by the other sex (a man -> a woman); never beside
-  a name, a place or any other named entity, as the main near-miss rule refuses a person there;
-The numerical fallback, a small step, is in ``rules_step``; the quantifier's, ``quantifier:positional``,
-in ``rules_quantifier``.
+stream), so they add pairs without changing any pair the main rules make: ``near_miss:colour``,
+``near_miss:day_or_month`` and ``near_miss:person_sex``, each described with what it refuses in
+docs/generated_suites.md ("The rules"). The numerical fallback is in ``rules_step``, the quantifier's in
+``rules_quantifier``.
 """
 
 from __future__ import annotations

@@ -38,15 +38,7 @@ def _times_ten(text: str) -> str:
     grouped = "," in text
     value = Decimal(text.replace(",", "")) * 10
     decimals = max(0, len(text.partition(".")[2]) - 1)
-    out = f"{value:,.{decimals}f}" if grouped else f"{value:.{decimals}f}"
-    return out
-
-
-# Words after which a number names something rather than counting it (an age, a rank, a label).
-_AGE_WORDS = {"age", "aged", "ages"}
-_SCALES = {"hundred", "thousand", "million", "billion", "trillion", "bn", "m"}
-# Units whose value ten times larger is another unit's (100 cents is a dollar) or impossible.
-_BOUNDED_UNITS = {"percent": 100, "per cent": 100, "%": 100, "cents": 99, "cent": 99}
+    return f"{value:,.{decimals}f}" if grouped else f"{value:.{decimals}f}"
 
 
 def is_year(token) -> bool:
@@ -58,17 +50,13 @@ def numbers_in(doc):
     stand alone); years and ranks (first, second) are not counts and are left out."""
     out = []
     for token in doc:
-        if is_year(token) or token.lower_ in _SCALES and token.i > 0 and doc[token.i - 1].like_num:
+        if is_year(token) or token.lower_ in words("scale_words") and token.i > 0 and doc[token.i - 1].like_num:
             continue
         if token.ent_type_ == "ORDINAL" or token.tag_ in ("JJ", "RB") and token.lower_ not in ("dozen", "dozens"):
             continue  # first, second: ranks, not counts
         if token.lower_ == "one" and token.dep_ != "nummod":
             continue  # the pronoun ("a final one")
-        if (
-            token.like_num
-            or number_value(token.text) is not None
-            or token.lower_ in ("dozen", "dozens", "hundreds", "thousands", "millions")
-        ):
+        if token.like_num or number_value(token.text) is not None or token.lower_ in words("plural_scales"):
             out.append(token)
     return out
 
@@ -76,7 +64,7 @@ def numbers_in(doc):
 def _unit(doc, token) -> str:
     """The unit after a number (its scale word skipped): "percent", "%", "cents", or ""."""
     j = token.i + 1
-    while j < len(doc) and doc[j].lower_ in _SCALES:
+    while j < len(doc) and doc[j].lower_ in words("scale_words"):
         j += 1
     if j < len(doc) and doc[j].lower_ == "per" and j + 1 < len(doc) and doc[j + 1].lower_ == "cent":
         return "per cent"
@@ -91,7 +79,7 @@ def _counts_something(doc, token) -> bool:
         return True
     if (
         token.dep_ in ("compound", "quantmod")
-        and head.lower_ in _SCALES
+        and head.lower_ in words("scale_words")
         and head.dep_ == "nummod"
         and head.head.pos_ == "NOUN"
         and head.head.i > head.i
@@ -110,38 +98,29 @@ def number_refusal(doc, token) -> str | None:
     prev = doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if prev is not None and (
-        prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in words("number_labels") or prev.lower_ in _AGE_WORDS
+        prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in words("number_labels") | words("age_words")
     ):
         return "numerical.identifier_or_age"
-    if nxt is not None and (
-        nxt.text in ("-", ":", "/") or nxt.lower_ in ("a.m.", "p.m.", "am", "pm", "th", "st", "nd", "rd")
-    ):
+    if nxt is not None and (nxt.text in ("-", ":", "/") or nxt.lower_ in words("time_suffixes")):
         return "numerical.identifier_or_age"
-    if token.ent_type_ in words("name_entity_types") or (
-        prev is not None
-        and prev.ent_type_ in words("name_entity_types") - {"DATE", "TIME"}
-        and prev.ent_iob_ != "O"
-        and token.ent_iob_ == "I"
-    ):
-        return "numerical.in_a_name_or_date"
-    if name_number(token):
+    named = words("name_entity_types")
+    inside = prev is not None and prev.ent_type_ in named - {"DATE", "TIME"} and prev.ent_iob_ != "O"
+    if name_number(token) or token.ent_type_ in named or inside and token.ent_iob_ == "I":
         return "numerical.in_a_name_or_date"
     if token.text.startswith("0") and len(token.text) > 1 and not token.text.startswith("0."):
         return "numerical.identifier_or_age"
-    if token.head.lower_ in words("scale_nouns"):
+    value = number_value(token.text)
+    scale = nxt is not None and nxt.lower_ in words("scale_words")
+    if value in (None, 0) or value == 1 and not scale or token.head.lower_ in words("scale_nouns"):
         return "numerical.counts_no_noun"
     if not _counts_something(doc, token):
         return "numerical.counts_no_noun"
-    value = number_value(token.text)
-    scale = nxt is not None and nxt.lower_ in _SCALES
-    if value is None or value == 0 or (value == 1 and not scale):
-        return "numerical.counts_no_noun"
-    if scale and nxt.lower_ in ("million", "billion", "trillion", "bn", "m") or value * 10 >= 10000:
+    if scale and nxt.lower_ in words("large_scales") or value * 10 >= 10000:
         return "numerical.large_total"
     bound = count_bound(token)
     if bound is not None and value * 10 > bound:
         return "numerical.x10_passes_noun_bound"
-    bound = _BOUNDED_UNITS.get(_unit(doc, token))
+    bound = table("bounded_units").get(_unit(doc, token))
     if bound is not None and value * 10 > bound:
         return "numerical.out_of_bounds"
     if value == 2 and matches(doc, "numerical.pair"):  # each other, between, both: its pattern
@@ -160,9 +139,7 @@ def fixed_number(doc, token) -> str | None:
     prev = [t.lower_ for t in doc[max(0, token.i - 3) : token.i]]
     if nxt[:1] and nxt[0] in words("era_words") or prev[-1:] in (["ad"], ["a.d."]) or token.lower_.endswith("0s"):
         return "numerical.year_or_era"
-    age = " ".join(nxt[:3]).startswith(
-        ("years old", "year olds", "or over", "or older", "and over", "and older", "or under")
-    )
+    age = " ".join(nxt[:3]).startswith(tuple(words("age_endings")))
     counted = token.dep_ == "nummod" and token.head.i > token.i and token.head.lower_ not in ("year", "years")
     value = number_value(token.text) or 0
     bare = not counted and 10 <= value <= 80 and (not nxt or doc[token.i + 1].pos_ not in ("VERB", "ADJ", "NOUN"))
@@ -181,9 +158,8 @@ def name_number(token) -> bool:
 
 
 def _x10_refusal(doc, token) -> str | None:
-    """Why ten times this count, though a count, would not fit the sentence: a handful written in
-    words (two women shear a sheep, six global powers, three drugs in a pill), a weight or a height
-    (260 pounds at age 15). The fallback's small step (two -> three, 260 -> 270) makes its pair."""
+    """Why ten times this count would not fit the sentence (a handful in words, a weight or a
+    height, a handful per day): the fallback's small step makes its pair."""
     if token.lower_ in table("number_words_x10"):
         return "numerical.handful_in_words"
     if _unit(doc, token) in words("body_units"):
@@ -193,18 +169,15 @@ def _x10_refusal(doc, token) -> str | None:
     return None
 
 
-_PERIODS = {"day", "night", "week", "hour", "meal"}
-
-
 def _per_period(doc, token) -> bool:
     """A count of a noun followed by a period it recurs in ("2 inhalers a day", "3 times per week")."""
     end = token.head.i if token.head.i > token.i else token.i
     after = [t.lower_ for t in doc[end + 1 : end + 3]]
     return bool(after) and (
-        after[0] in ("daily", "nightly", "weekly", "hourly")
+        after[0] in words("period_adverbs")
         or len(after) == 2
         and after[0] in ("a", "an", "per", "each", "every")
-        and after[1] in _PERIODS
+        and after[1] in words("recurring_periods")
     )
 
 
@@ -227,13 +200,7 @@ def article_refusal(doc, token, new: str) -> str | None:
 
 def numerical(doc, ctx=None) -> Made:
     """The sentence's only number, in digits, when it counts a noun or an amount of money, times
-    ten (a count in words, a weight or a height takes the fallback's small step instead).
-
-    A sentence with two or more numbers is refused: the others may depend on it ("three workers
-    were two men and a woman", "rose $1.83 to $23.89", "seven of the 14"); so is a number inside
-    a name, date, time, duration, score or identifier, an age, a share that would pass 100% and
-    an amount of cents that would reach a dollar.
-    """
+    ten; what it refuses is in docs/generated_suites.md ("The rules", numerical)."""
     numbers = numbers_in(doc)
     if not numbers:
         raise Refuse("numerical.no_number")

@@ -37,12 +37,9 @@ def _gender(doc) -> str:
 
 
 def fine_type(ent, company_texts) -> str | None:
-    """The entity's fine type, or None when it cannot be told (then near_miss refuses it): PERSON
-    by its number of words (a single name only when the corpus is sure of it), GPE as a country,
-    a US state or a city (gazetteer lists), NORP as a nationality (or nationals, a region, a
-    party), ORG by the gazetteer's kinds (international body, US agency, legislature, armed group,
-    company) or as a company when some anchor writes it with a company suffix (Inc., Corp., Co.),
-    numbers and money by their unit."""
+    """The entity's fine type, or None when it cannot be told (then near_miss refuses it): a person
+    by its number of words, a place or group by ``gazetteer.kind_of``, an organisation by the
+    gazetteer or as a company (``company_texts``), a number by its unit."""
     text = ent.text
     if ent.label_ == "PERSON":
         # One capitalised word is often a place, a company or a first name: near_miss takes it
@@ -186,10 +183,8 @@ def _entity_refusal(doc, ent) -> str | None:
 
 
 def near_miss(doc, ctx) -> Made:
-    """One named entity (or number) replaced by another of the same fine type from the corpus:
-    a person by a name of as many words (and the same pronoun gender where the sentence has one),
-    a country by a country, a US state by a state, a nationality by a nationality, a company by a
-    company, a number or amount by one of the same unit and form."""
+    """One named entity (or number) replaced by another of the same fine type from the corpus
+    (``fine_type``; a person's name of the same pronoun gender where the sentence has one)."""
     if title_case(doc):
         raise Refuse("anchor.title_case")
     ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES]

