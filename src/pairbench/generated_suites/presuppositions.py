@@ -22,8 +22,8 @@ def presupposed(doc, root, negs) -> str | None:
         return "negation.emphatic_yes"
     if any(t.lower_ == "because" for t in doc[root.i :]):
         return "negation.because_clause"
-    linking = words("linking_participles")
-    if any(t.tag_ == "VBG" and doc[t.i - 1].text == "," and t.lower_ not in linking for t in doc[root.i + 2 :]):
+    after = [t for t in doc[root.i + 2 :] if doc[t.i - 1].text == "," and t.lower_ not in words("linking_participles")]
+    if any(t.tag_ == "VBG" or t.tag_ == "VBN" and t.head == root for t in after):  # ", making X", ", helped by Y"
         return "negation.participle_clause"
     if doc[0].lower_ == "also" or any(t.dep_ == "mark" and t.lower_ == "as" and t.head.i > root.i for t in doc):
         return "negation.also_or_as"

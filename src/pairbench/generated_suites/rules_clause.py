@@ -95,11 +95,12 @@ def caption_state(doc, root, finite) -> bool:
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
     root = claim_clause(doc)
-    negs = [c for c in root.children if c.dep_ == "neg"]
-    others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") and t not in negs]
+    negs, rid = [c for c in root.children if c.dep_ == "neg"], "negation.other_negative_words"
+    aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
+    others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg"]
     others += [t for t in doc if t.lower_ == "few" and (t.i == 0 or doc[t.i - 1].lower_ != "a")]  # "few ... did not"
-    if others or len(negs) > 1 or any(t.dep_ == "neg" and t not in negs for t in doc):
-        raise Refuse("negation.other_negative_words")
+    if len(negs) > 1 or any(t not in negs and t not in aside for t in others):  # "a "no skiing" sign": aside
+        raise Refuse(rid)
     plan = None if negs else headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas not to lead ..."
     finite, has_aux = (plan, True) if plan is not None else finite_verb(root)
     clear_scope(doc, root)
@@ -108,7 +109,7 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse(why)
     if plan is not None:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
-    if not negs and adjective_fragment(doc, root, finite):
+    if not negs and adjective_fragment(doc, root, finite) and not _past_clause(doc, root):
         if reduced_passive(doc, root) and _bare_count(doc, root):
             raise Refuse("negation.bare_count_participle")
         if reduced_passive(doc, root):  # "Former president arrested" -> "Former president not arrested"
@@ -120,11 +121,8 @@ def negation(doc, ctx=None) -> Made:
         after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
         if after is not None and after.lower_ in words("hedge_adverbs") | {"likely"}:
             raise Refuse("negation.not_before_hedge_adverb")
-        if (
-            after is not None
-            and after.lower_ in words("not_before")
-            and doc[after.i : after.i + 2].text.lower() != "so far"
-        ):
+        rest = doc[after.i : after.i + 2].text.lower() if after is not None else ""
+        if after is not None and after.lower_ in words("not_before") and rest != "so far":
             raise Refuse("negation.not_before_adverb")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **_some_to_any(root)}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:
@@ -140,6 +138,21 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse("negation.adverb_before_verb")
     do = DO_FORMS[root.tag_]
     return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}", **_some_to_any(root)}), "negation:do_support")
+
+
+def _past_clause(doc, root) -> bool:
+    """A clause's past verb: with a named subject ("Cisco pared spending."), or a headline's with an object, a verb
+    whose passive takes none and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
+    named = [c for c in root.children if c.dep_ == "nsubj" and c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
+    if doc[-1].text == ".":
+        return bool(named)
+    agents = named + [c for c in root.children if c.dep_ == "nsubj" and c.tag_ in ("NNS", "PRP")]
+    if not agents or any(
+        g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children
+    ):
+        return False
+    passives = words("ditransitive_verbs") | words("object_passives")
+    return any(c.dep_ == "dobj" for c in root.children) and verb_base(root) not in passives
 
 
 def _with_not(finite) -> str:
@@ -169,15 +182,9 @@ def _count_refusal(subj, root, definite) -> str | None:
 
 
 def _some_to_any(root) -> dict:
-    """ "A chef is preparing some food" -> "is not preparing any food": the object's some turns to
-    any under the not ("not preparing some food" denies nothing)."""
-    return {
-        det.i: match_case("any", det.text)
-        for obj in root.children
-        if obj.dep_ == "dobj"
-        for det in obj.children
-        if det.dep_ == "det" and det.lower_ == "some"
-    }
+    """ "is preparing some food" -> "is not preparing any food" ("not preparing some food" denies nothing)."""
+    dets = [d for o in root.children if o.dep_ == "dobj" for d in o.children if d.dep_ == "det" and d.lower_ == "some"]
+    return {d.i: match_case("any", d.text) for d in dets}
 
 
 def _there_bare(root) -> bool:
@@ -210,7 +217,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "negation.because_clause"  # "won't investigate because X": X gives the reason of the not
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
     sayers = [c for v in root.ancestors for c in v.children if c.dep_ in ("nsubj", "nsubjpass")]  # "Some say X"
-    heads = [t for s in subjects for t in s.subtree] + [t for s in sayers for t in (s, *s.children)]
+    aside = {u for s in subjects for a in s.subtree if a.dep_ in ("appos", "acl", "relcl") for u in a.subtree}
+    heads = [t for s in subjects for t in s.subtree if t not in aside] + [t for s in sayers for t in (s, *s.children)]
     if any(t.lower_ in words("scope_quantifiers") for t in heads):
         return "negation.quantified_subject"
     for subj in subjects:
@@ -226,14 +234,9 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
             return why
     if not negs and any(t.lower_ in words("frequency_adverbs") for t in doc):
         return "negation.frequency_adverb"
-    if not negs and any(m.start >= root.i for m in matches(doc, "negation.somewhere_after_verb")):
-        return "negation.somewhere_after_verb"
-    if (
-        not negs
-        and root.lemma_.lower() == "die"
-        and any(m.start >= root.i for m in matches(doc, "negation.death_with_age"))
-    ):
-        return "negation.death_with_age"  # its pattern: aged + a number
+    for rid in ("negation.somewhere_after_verb", "negation.death_with_age"):
+        if not negs and any(m.start >= root.i for m in matches(doc, rid)):
+            return rid
     if not negs and finite.lower_ == "must":
         return "negation.must"
     if not negs and saying_alone(root, also=("auxpass", "oprd")):
@@ -245,11 +248,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     weak = words("weak_modals")
     if finite.lower_ in weak or any(c.lower_ in weak for c in root.children if c.dep_ == "aux"):
         return "negation.modal_of_possibility"
-    if (
-        not negs
-        and root.lemma_ == "be"
-        and any(c.dep_ == "attr" and c.ent_type_ in ("MONEY", "CARDINAL", "PERCENT", "QUANTITY") for c in root.children)
-    ):
+    amounts = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
+    if not negs and root.lemma_ == "be" and any(c.dep_ == "attr" and c.ent_type_ in amounts for c in root.children):
         return "negation.copula_with_amount"
     if negs:
         after = doc[negs[0].i + 1] if negs[0].i + 1 < len(doc) else None

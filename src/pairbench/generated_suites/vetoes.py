@@ -58,8 +58,8 @@ def _coordinated_finite(doc, shared=()) -> bool:
     for t in doc:
         if t.dep_ != "conj" or t.i == 0 or doc[t.i - 1].lower_ not in ("and", "or", ",") or t.i in shared:
             continue
-        if t.tag_ == "NNS" and t.head.tag_ == "NNS":
-            continue
+        if t.tag_ == "NNS" and (t.head.tag_ == "NNS" or t.head.tag_ == "NN" and not _verb_form(t.lower_, "VBZ")):
+            continue  # "a bikini top and jeans"; not "the guitar and sings"
         if t.tag_ in FINITE or (t.tag_ == "NNS" and not list(t.children)):  # "plays ... and sings"
             return True
         if t.tag_ == "NNS" and _verb_form(t.lower_, "VBZ") and not any(c.dep_ in NOUN_MARKS for c in t.children):
