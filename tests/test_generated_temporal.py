@@ -73,3 +73,60 @@ def test_temporal_headline_refusals(nlp, headline, reason):
     with pytest.raises(Refuse) as why:
         temporal_headline(nlp(headline))
     assert why.value.reason == reason
+
+
+# after -> before where the main predicate is a result, change of state or reward of the other
+# clause's event, a span or rank tied to the relation, and neutral inversions that stay made
+ORDER_CASES = [
+    ("The device stopped working after it was dropped.", "temporal.causal_head"),
+    ("The market collapsed after the announcement.", "temporal.causal_head"),
+    ("The sweater shrank after it was washed.", "temporal.causal_head"),
+    ("He was awarded the prize after winning the final.", "temporal.causal_head"),
+    ("She scored after being substituted on.", "temporal.causal_head"),
+    ("The defendant was released after serving four years.", "temporal.causal_head"),
+    ("The appeal court acquitted the banker after the retrial.", "temporal.causal_head"),
+    ("The patch improved throughput after the cache was rewritten.", "temporal.causal_head"),
+    ("The empire crumbled after the emperor was murdered.", "temporal.causal_head"),
+    ("The engine vibrated in the first 30 seconds after the launch.", "temporal.ranked"),
+    ("It was the last test before the missile was delivered.", "temporal.ranked"),
+    ("The senator finished 3,000 votes ahead of her rival.", "temporal.ranked"),
+    ("The airline was accused of putting profits before passengers.", "temporal.spatial_before"),
+    ("He told a friend two days before his death.", "temporal.after_an_ending"),
+    ("She ate after the meeting.", "She ate before the meeting."),
+    ("He left before the storm arrived.", "He left after the storm arrived."),
+    ("The lawyer read the contract before the hearing.", "The lawyer read the contract after the hearing."),
+    ("The striker scored after the break.", "The striker scored before the break."),
+    ("The old man died after midnight.", "The old man died before midnight."),
+    ("He left after the meeting ended.", "He left before the meeting ended."),
+    ("The waiter brought the soup before the bread.", "The waiter brought the soup after the bread."),
+    ("Researchers measured the samples after the reaction.", "Researchers measured the samples before the reaction."),
+    ("The auditors reviewed all invoices before the year end.", "The auditors reviewed all invoices after the year end."),
+    ("Four months later the firm signed a deal with a rival.", "Four months earlier the firm signed a deal with a rival."),
+    ("Nine seconds later, the rocket broke the sound barrier.", "Nine seconds earlier, the rocket broke the sound barrier."),
+    ("The ministry shelved the talks after a string of attacks.", "temporal.causal_head"),
+    ("A dog swims after a tennis ball.", "temporal.phrasal_verb"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("anchor, outcome", ORDER_CASES, ids=[a for a, _ in ORDER_CASES])
+def test_temporal_result_and_rank_refusals(nlp, anchor, outcome):
+    """A result, reward or change of state put before its cause, and a span or rank tied to the
+    relation, are refused by id (the card's reason names why); independent events are inverted."""
+    from pairbench.generated_suites.generate import try_anchor
+    from pairbench.generated_suites.registry import reason
+
+    got = try_anchor(nlp, anchor, "temporal")
+    if outcome.startswith("temporal."):
+        assert got == outcome
+        assert reason(outcome) and "\n" not in reason(outcome)
+    else:
+        assert not isinstance(got, str), got
+        assert got.text == outcome
+        assert check_pair(got.rule, anchor, got.text)
+
+
+def test_result_reason_names_the_kinds():
+    from pairbench.generated_suites.registry import reason
+
+    assert "stopped working after it was dropped" in reason("temporal.causal_head")
+    assert "the first 30 seconds after the launch" in reason("temporal.ranked")

@@ -1,10 +1,6 @@
-"""Temporal rules: an inverted relation (before <-> after, earlier <-> later, ahead of -> after).
-
-``temporal`` is the category's main rule; ``temporal_opening`` ("An hour later, ..." -> "An hour
-earlier, ...") and ``temporal_headline`` (a Title-Case headline's Before, Ahead of or Prior to ->
-After) are its fallbacks. Each refuses whatever could make the inverted sentence contradict itself
-(the registry's ``temporal.*`` records say what and why; the word lists are the lexicon's). A shift within a day (late Friday -> early
-Friday) inverts no order, and a blind reading found three of seven such pairs invalid."""
+"""Temporal rules: an inverted relation (before <-> after, earlier <-> later, ahead of -> after); ``temporal_opening``
+and ``temporal_headline`` are the fallbacks. Each refuses what could make the inverted sentence contradict itself
+(registry ``temporal.*``; word lists in the lexicon). A shift within a day (late -> early Friday) is not made."""
 
 from __future__ import annotations
 
@@ -26,8 +22,7 @@ from pairbench.generated_suites.rules_lexical import is_year
 
 
 class Relation(NamedTuple):
-    """A relation: ``lead`` its first word, ``token`` the word that takes its object or clause
-    ("of" in "ahead of"), ``sense`` the order it says, ``edit`` the words that invert it."""
+    """``lead`` its first word, ``token`` the word taking its object ("of" of "ahead of"), ``sense``, ``edit``."""
 
     lead: object
     token: object
@@ -53,30 +48,31 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     bare = token.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp") for c in token.children)
     if token.dep_ not in ("prep", "mark") or bare:
         return "temporal.adverb"
-    if token.dep_ == "prep" and any(c.lemma_.lower() in words("audiences") for c in objects):
+    audience = any(c.lemma_.lower() in words("audiences") for c in objects) or matches(doc, "temporal.spatial_before")
+    if token.dep_ == "prep" and audience:
         return "temporal.spatial_before"
     points = words("time_points")  # before midnight, after the weekend: a point that inverts
     timed = [c for c in objects if c.ent_type_ in ("DATE", "TIME") and c.lemma_.lower() not in points]
     timed += [c for c in objects if c.lemma_.lower() in words("periods_of_play") | words("gap_units")]
     if timed or any(g.dep_ == "nummod" for c in objects for g in c.children):
         return "temporal.time_object"
-    head = _main_head(token)
-    if rel.sense == "after" and head.lemma_.lower() in words("causal_heads") and not _agent_act(head):
+    head, results = _main_head(token), words("causal_heads") | words("temporal_results")
+    at_point = objects and all(c.lemma_.lower() in points for c in objects)  # died after midnight
+    if rel.sense == "after" and _predicate(head) & results and not (_agent_act(head) or at_point):
         return "temporal.causal_head"
-    why = _order_refusal(doc, rel)
-    why = why or _cause_refusal(doc, rel)
+    why = _order_refusal(doc, rel) or _cause_refusal(doc, rel)
     if why is None and head.dep_ == "ROOT" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in head.children):
         return "temporal.no_subject"
     return why
 
 
 def _order_refusal(doc, rel: Relation) -> str | None:
-    """A focus word, a modal or requirement, an event moved past its end, or a result or its trigger
-    around an after (registry ``temporal.*``): inverted, the order clashes or is no fact."""
+    """A focus word, a modal, a rank, an event moved past its end, a result or its trigger around an after."""
     if any(t.lower_ in words("temporal_focus_words") for t in doc):
         return "temporal.focus_word"
-    if matches(doc, "temporal.modal_clause") or dep_matches(doc, "temporal.modal_clause"):
-        return "temporal.modal_clause"
+    for rid in ("temporal.modal_clause", "temporal.ranked"):
+        if matches(doc, rid) or rid == "temporal.modal_clause" and dep_matches(doc, rid):
+            return rid
     token = rel.token
     if rel.sense == "before":
         ends = words("temporal_endings")
@@ -114,7 +110,8 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
         return "temporal.phrasal_verb"
     prev = doc[rel.lead.i - 1] if rel.lead.i > 0 else None
     dated = prev is not None and prev.ent_type_ in ("DATE", "TIME") and not is_year(prev) and prev.dep_ != "pobj"
-    if prev is not None and _measure(doc, rel.lead) is None and (prev.lower_ in words("temporal_modifiers") or dated):
+    modifiers = words("temporal_modifiers") - words("temporal_kept_modifiers")  # shortly before -> shortly after
+    if prev is not None and _measure(doc, rel.lead) is None and (prev.lower_ in modifiers or dated):
         return "temporal.modified"
     return None
 
@@ -123,6 +120,13 @@ def _adverb_of_main_verb(token) -> bool:
     """ "Several states later passed similar bans": right before the main clause's past-tense verb."""
     head = token.head
     return token.dep_ == "advmod" and head.i == token.i + 1 and head.dep_ == "ROOT" and head.tag_ == "VBD"
+
+
+def _predicate(head) -> set[str]:
+    """The main predicate's words: verb, the verb it completes, complements, object (stopped working, fell ill)."""
+    said = [head, head.head] if head.dep_ in ("xcomp", "advcl") else [head]
+    said += [c for c in head.children if c.dep_ in ("xcomp", "acomp", "oprd", "dobj", "attr")]
+    return {t.lemma_.lower() for t in said} | {t.lower_ for t in said}
 
 
 def _market_move(head) -> bool:
@@ -225,8 +229,7 @@ def _relations(doc) -> list[Relation]:
 
 
 def temporal(doc, ctx=None) -> Made:
-    """The sentence's one relation inverted, in a sentence with a subject (a headline with one is
-    read like a sentence: "Japan defends dolphin hunt after US criticism")."""
+    """The sentence's one relation inverted, in a sentence with a subject (or a headline with one)."""
     found = _relations(doc)
     if not found:
         raise Refuse("temporal.no_relation")
@@ -242,14 +245,12 @@ def temporal(doc, ctx=None) -> Made:
 
 
 def temporal_opening(doc, ctx=None) -> Made:
-    """ "An hour later, the helicopter fired two missiles." -> "An hour earlier, ...": earlier/later
-    after a duration that opens the sentence, closed by a comma. "Earlier Thursday, ..." is not
-    taken: it reads as "previously" as often as against another event (two of two readers on
-    2026-11-26)."""
+    """ "An hour later(,) the helicopter fired ..." -> "An hour earlier, ...": after an opening duration ("Earlier
+    Thursday, ..." is not taken: it reads as "previously", two of two readers on 2026-11-26)."""
     found = [t for t in doc if t.lower_ in _time_words()]
     token = found[0] if len(found) == 1 and found[0].lower_ in ("earlier", "later") else None
     lead = doc[: token.i] if token is not None else []
-    closed = token is not None and token.i + 1 < len(doc) and doc[token.i + 1].text == ","
+    closed = token is not None and token.i + 1 < len(doc) and doc[token.i + 1].lower_ not in ("than", ".")
     if not closed or not 0 < len(lead) <= 3 or lead[-1].lower_ not in words("gap_units"):
         raise Refuse("temporal.no_opening")
     if not all(t.like_num or t.is_stop for t in lead[:-1]):
@@ -261,9 +262,8 @@ def temporal_opening(doc, ctx=None) -> Made:
 
 @reads_title_case
 def temporal_headline(doc, ctx=None) -> Made:
-    """ "Iran, IAEA Officials Meet Ahead of March Nuclear Deadline" -> "... Meet After March Nuclear
-    Deadline": only a relation that says before is inverted, so the headline's event never becomes
-    a result before its cause. A date that names the object's event is kept ("March Deadline")."""
+    """ "Officials Meet Ahead of March Deadline" -> "... After March Deadline": only a relation that says before is
+    inverted, so no result comes before its cause; a date that names the object's event is kept."""
     if not title_case(doc):
         raise Refuse("temporal.not_headline")
     marked = _time_words() | {"ahead", "prior", "following", "since", "until", "amid", "during", "as"}
