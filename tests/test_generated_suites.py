@@ -106,6 +106,8 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return True  # "all the bombers" -> "some of the bombers": a partitive opened
     if category == "quantifier" and (gone, new) == (Counter({"some": 1}), Counter({"all": 1, "the": 1})):
         return True  # "some food" -> "all the food": an object's some
+    if category == "quantifier" and (gone, new) == (Counter({"a": 1, "few": 1}), Counter({"many": 1})):
+        return True  # "a few guests" -> "many guests"
     if category == "temporal" and variant in ("ahead_of", "prior_to"):  # "ahead of talks" -> "after talks"
         return gone == Counter(variant.split("_")) and new == Counter({"after": 1})
     if category == "temporal" and variant == "headline":  # "Meet Ahead of Deadline" -> "Meet After Deadline"
@@ -130,7 +132,7 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
     if category == "hedging":
         if variant == "remove_adverb":
             return not new and 1 <= sum(gone.values()) <= 3
-        hedge = "might" if variant == "add_may_negated" else "may"
+        hedge = "might" if variant in ("add_may_negated", "add_might") else "may"
         changed = 2 if variant == "add_may_negated" else 1  # "did not go" -> "might not have gone"
         return hedge in new and sum(gone.values()) <= changed and sum(new.values()) <= 3
     if category == "near_miss":

@@ -89,9 +89,9 @@ def _hedging(a, b, variant) -> bool:
             and set(removed) <= words("hedge_adverbs") | {","}
         )
     # "X sleeps" -> "X may sleep", "X slept" -> "X may have slept"
-    return any(new[0] == "may" and new[1] in _lemmas(verb) for verb, new in _one_word_widened(a, b, 2)) or any(
-        new[:2] == ["may", "have"] and _lemmas(new[2]) & _lemmas(verb) for verb, new in _one_word_widened(a, b, 3)
-    )
+    return any(
+        new[0] in ("may", "might") and new[1] in _lemmas(verb) for verb, new in _one_word_widened(a, b, 2)
+    ) or any(new[:2] == ["may", "have"] and _lemmas(new[2]) & _lemmas(verb) for verb, new in _one_word_widened(a, b, 3))
 
 
 def _hedged_negation(a, b) -> bool:
@@ -152,6 +152,7 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return _one_replace(ta, tb, _quantifier) or _ops(ta, tb) in (
             [("replace", ["all"], ["some", "of"])],
             [("replace", ["some"], ["all", "the"])],  # "some food" -> "all the food"
+            [("replace", ["a", "few"], ["many"])],  # "a few guests" -> "many guests"
         )
     if category == "entity_swap" and variant.endswith("_agreement"):
         gone, new = Counter(ta) - Counter(tb), Counter(tb) - Counter(ta)

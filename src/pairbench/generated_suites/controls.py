@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 
+from lemminflect import getAllLemmas
+
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
 from pairbench.generated_suites.vetoes import fragment_veto
 
-# Nouns that a paraphrase adds or drops without changing what is said: a head that only measures
-# or frames another noun ("a piece of bread", "a set of steps", "close-up image") or a person
-# named by what they are ("a person plays" / "someone is playing").
 CONTENT = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
 
 
@@ -28,12 +27,17 @@ def _stems(doc) -> set[str]:
 
 
 def _unmatched(doc, other) -> list:
-    """The content words of ``doc`` that ``other`` does not have in any form."""
-    words, stems = _words(other), _stems(other)
+    """The content words of ``doc`` that ``other`` does not have in any form, a compound written
+    as one word in one sentence and as two in the other aside (firefighter / fire fighters)."""
+    pairs = [(x, y) for x, y in zip(other, other[1:]) if _open_compound(x, y)]
+    words, stems = _words(other) | {x.lower_ + w for x, y in pairs for w in (y.lower_, y.lemma_)}, _stems(other)
+    joins = {(x, y): {x.lower_ + y.lower_, x.lower_ + y.lemma_} for x, y in zip(doc, doc[1:]) if _open_compound(x, y)}
+    split = {t.i for (x, y), forms in joins.items() if forms & words for t in (x, y)}
     return [
         t
         for t in doc
         if t.pos_ in CONTENT
+        and t.i not in split
         and t.lower_ not in words
         and t.lemma_.lower() not in words
         and not (len(t) >= 4 and t.lower_[:4] in stems)
@@ -55,9 +59,8 @@ def _modifiers(doc, other, unmatched) -> dict[str, set[str]]:
 
 def _modifier_added(da, dp, ua, up) -> str | None:
     ma, mp = _modifiers(da, dp, ua), _modifiers(dp, da, up)
-    if any(bool(mods) != bool(mp[noun]) for noun, mods in ma.items() if noun in mp):
-        return "positive_control.modifier_one_side"
-    return None
+    one_side = any(bool(mods) != bool(mp[noun]) for noun, mods in ma.items() if noun in mp)
+    return "positive_control.modifier_one_side" if one_side else None
 
 
 def _noun_dropped(ua, up) -> str | None:
@@ -77,9 +80,8 @@ def _number_differs(da, dp) -> str | None:
 
     fa, fp = forms(da), forms(dp)
     for lemma, tag, text in fa - fp:
-        if any(m == lemma and g != tag and x != text for m, g, x in fp) and not any(
-            m == lemma and g == tag for m, g, _ in fp
-        ):
+        same = [(g, x) for m, g, x in fp if m == lemma]
+        if any(g != tag and x != text for g, x in same) and all(g != tag for g, _ in same):
             return "positive_control.noun_number"
     return None
 
@@ -101,23 +103,17 @@ def _plan(doc) -> bool:
     """A headline's plan: the root an infinitive with "to" and no finite verb ("to take over").
     Wider than ``edits.headline_plan``, which the rules use to change a plan: here a Title-Case
     headline's plan counts too ("Cuba's Castro to Take Over CELAC Presidency")."""
-    roots = [t for t in doc if t.dep_ == "ROOT"]
-    return any(
-        r.tag_ == "VB"
-        and any(c.dep_ == "aux" and c.lower_ == "to" for c in r.children)
-        and not any(c.tag_ in ("MD", "VBZ", "VBP", "VBD") for c in r.children)
-        for r in roots
-    )
+    for r in (t for t in doc if t.dep_ == "ROOT" and t.tag_ == "VB"):
+        kids = {c.tag_ for c in r.children} | {(c.dep_, c.lower_) for c in r.children}
+        if ("aux", "to") in kids and not kids & {"MD", "VBZ", "VBP", "VBD"}:
+            return True
+    return False
 
 
-def _stray_possessive(doc) -> bool:
-    """ "'s" right before a verb ("Snowden's hits hurdles"), or "it's" for "its" ("with it's
-    tongue hanging out"): no English (the patterns of ``positive_control.stray_possessive``)."""
-    return bool(matches(doc, "positive_control.stray_possessive"))
-
-
-# What a stray possessive looks like before a parse: "it's", or "'s" before a word ending as a
-# verb in -s or -ed ("Snowden's hits"); only such texts are parsed.
+# What a stray possessive (``positive_control.stray_possessive``'s patterns: "Snowden's hits
+# hurdles", "with it's tongue out") looks like before a parse: "it's", or "'s" before a word
+# ending as a verb in -s or -ed; only such texts are parsed.
+_STRAY = "positive_control.stray_possessive"
 _MAYBE_STRAY = re.compile(r"(?i)\bit's\b|'s \w+(?:s|ed)\b")
 
 
@@ -126,12 +122,26 @@ def other_paraphrase_veto(text: str, nlp) -> str | None:
     ``vetoes.fragment_veto``, then, where it may have one, a stray possessive on its parse
     ("Snowden's hits hurdles": two readers of three on 2026-11-26)."""
     why = fragment_veto(text)
-    if why is None and _MAYBE_STRAY.search(text) and _stray_possessive(nlp(text)):
+    if why is None and _MAYBE_STRAY.search(text) and matches(nlp(text), _STRAY):
         why = "negative_control.stray_possessive"
     return why
 
 
-_DEMONSTRATIVE_NUMBER = {"this": "these", "these": "this", "that": "those", "those": "that"}
+def compound(word: str, speller) -> bool:
+    """Two known words, a noun or adjective then a noun or verb, no stop word (smartphone; not eachother),
+    one edit from no known word (writting), no -ly (publically); ``is_oov`` can't tell: no vectors."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    if word.endswith("ly") or speller.known(speller.edit_distance_1(word)):
+        return False
+    parts = [(word[:i], word[i:]) for i in range(3, len(word) - 2)]
+    known = [(h, t) for h, t in parts if h in speller and t in speller and not {h, t} & STOP_WORDS]
+    return any({"NOUN", "ADJ"} & set(getAllLemmas(h)) and {"NOUN", "VERB"} & set(getAllLemmas(t)) for h, t in known)
+
+
+def _open_compound(x, y) -> bool:
+    """A compound written apart (fire fighters, skate boarder; not out side, black bird): noun, noun or verb."""
+    return x.pos_ == "NOUN" and y.pos_ in ("NOUN", "VERB") and not (x.is_stop or y.is_stop)
 
 
 def _form_difference(da, dp) -> str | None:
@@ -140,12 +150,12 @@ def _form_difference(da, dp) -> str | None:
     verb of another tense or aspect with an adverb added (had / have just had), or a qualifier in
     one sentence only (only, almost, still)."""
     la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
-    if any(_DEMONSTRATIVE_NUMBER[w] in _demonstratives(dp) - _demonstratives(da) for w in _demonstratives(da)):
+    if any(table("demonstrative_numbers")[w] in _demonstratives(dp) - _demonstratives(da) for w in _demonstratives(da)):
         return "positive_control.demonstrative_number"
     lone_a = {t.lower_ for t in da if t.is_alpha and len(t) >= 4 and t.lower_ not in lp and t.lemma_.lower() not in lp}
     lone_p = {t.lower_ for t in dp if t.is_alpha and len(t) >= 4 and t.lower_ not in la and t.lemma_.lower() not in la}
-    joined = {x + y for x, y in zip(lp, lp[1:])} | {x + y for x, y in zip(la, la[1:])}
-    if (lone_a | lone_p) & joined:
+    joined = {x.lower_ + y.lower_ for d in (da, dp) for x, y in zip(d, d[1:]) if not _open_compound(x, y)}
+    if (lone_a | lone_p) & joined:  # "fire fighters" / "firefighters": a compound, open or closed
         return "positive_control.split_word"
     pairs = table("possessive_pronouns")
     if any(
@@ -160,7 +170,7 @@ def _form_difference(da, dp) -> str | None:
 
 
 def _demonstratives(doc) -> set[str]:
-    return {t.lower_ for t in doc if t.lower_ in _DEMONSTRATIVE_NUMBER and t.tag_ == "DT"}
+    return {t.lower_ for t in doc if t.lower_ in words("demonstrative_numbers") and t.tag_ == "DT"}
 
 
 def _early_adverbs(doc) -> set[str]:
@@ -186,7 +196,7 @@ def detail_difference(da, dp) -> str | None:
     plan told as an event; None when none is found."""
     if _plan(da) != _plan(dp):
         return "positive_control.plan_and_event"
-    if _stray_possessive(dp) and not _stray_possessive(da):
+    if matches(dp, _STRAY) and not matches(da, _STRAY):
         return "positive_control.stray_possessive"
     ua, up = _unmatched(da, dp), _unmatched(dp, da)  # the words each sentence has and the other lacks
     return (

@@ -20,7 +20,7 @@ from pairbench.generated_suites.controls import detail_difference, other_paraphr
 from pairbench.generated_suites.edits import Made, Refuse, title_case
 from pairbench.generated_suites.lexicon import words
 from pairbench.generated_suites.registry import reason
-from pairbench.generated_suites.rules_caption import entity_swap_caption, negation_caption
+from pairbench.generated_suites.rules_caption import entity_swap_caption, hedging_caption, negation_caption
 from pairbench.generated_suites.rules_clause import negation
 from pairbench.generated_suites.rules_fallback import near_miss_attribute
 from pairbench.generated_suites.rules_hedging import hedging
@@ -49,6 +49,7 @@ RULES = {
 FALLBACKS = {
     "negation": (negation_caption,),
     "entity_swap": (entity_swap_caption,),
+    "hedging": (hedging_caption,),
     "numerical": (numerical_step,),
     "quantifier": (quantifier_positional,),
     "near_miss": (near_miss_attribute,),

@@ -1,17 +1,11 @@
 """Rules for caption fragments: a noun phrase and the participle that says what it does.
 
-Image and video captions often leave out "is" ("A man walking down the stairs.", "Two dogs
-running on sand"), and the parser then finds no finite verb, so the clause rules refuse them.
-``negation:caption_not`` is a fallback (see ``generate.FALLBACKS``): ``not`` goes before the
-participle ("A man not walking down the stairs."), the fragment stays a fragment, and the pair
-denies what the caption shows. ``entity_swap:caption``, a fallback too, swaps the caption's noun
-phrase and the participle's object, each with its article ("A woman slicing an onion." -> "An
-onion slicing a woman."). Both are deterministic and draw nothing from the random stream.
-
-Refused: a caption with a second verb (the not would cover one of them only), a quantified or
-approximate subject (some dogs not running does not deny the caption), a participle after a
-comma or a preposition (a description, not the caption's claim) and anything with a negative
-word already.
+Image and video captions often leave out "is" ("A man walking down the stairs."), and the parser
+then finds no finite verb, so the clause rules refuse them. Two fallbacks (``generate.FALLBACKS``),
+both deterministic: ``negation:caption_not`` puts ``not`` before the participle ("A man not walking
+down the stairs."), ``entity_swap:caption`` swaps the noun phrase and the participle's object with
+their articles ("A woman slicing an onion." -> "An onion slicing a woman."), ``hedging_caption``
+puts "may be" before it. Refusals are the registry's (``negation.caption_*`` and others).
 """
 
 from __future__ import annotations
@@ -57,6 +51,15 @@ def negation_caption(doc, ctx=None) -> Made:
     if any(t.tag_ != "VBN" or t.dep_ != "amod" for t in verbs):
         raise Refuse("negation.caption_second_verb")
     return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:caption_not")
+
+
+def hedging_caption(doc, ctx=None) -> Made:
+    """ "A man walking down the stairs." -> "A man may be walking down the stairs." (as it is seen)."""
+    subject, participle = _caption_parts(doc)
+    plain = words("negative_words") | words("near_negative_words") | words("hedge_words") | words("hedge_adverbs")
+    if any(t.lower_ in plain or t.dep_ == "neg" or t.pos_ in ("VERB", "AUX") and t.i > participle.i for t in doc):
+        raise Refuse("hedging.caption_not_plain")
+    return Made(rebuild(doc, {participle.i: f"may be {participle.text}"}), "hedging:add_may_progressive")
 
 
 def entity_swap_caption(doc, ctx=None) -> Made:

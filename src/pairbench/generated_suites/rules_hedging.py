@@ -40,10 +40,10 @@ def hedging(doc, ctx=None) -> Made:
     of 2026-11-24 found every one of the 17 STS-B Title-Case hedges valid."""
     root = claim_clause(doc)
     clear_scope(doc, root)
-    why = framed(doc, root)
-    if why is not None:
+    if (why := framed(doc, root)) is not None:
         raise Refuse(why)
-    present = [t for t in doc if t.lower_ in words("hedge_adverbs") or t.lower_ in words("hedge_words")]
+    hedges = words("hedge_adverbs") | words("hedge_words")
+    present = [t for t in doc if t.lower_ in hedges and t.tag_ != "NNP"]  # "in May": a month
     if present:
         return _unhedge(doc, root, present)
     if any(t.lower_ in words("certainty_adverbs") for t in doc):
@@ -60,8 +60,7 @@ def hedging(doc, ctx=None) -> Made:
         raise Refuse("hedging.sayer_own")
     if negs or any(t.lower_ in words("negative_words") for t in doc):
         return _hedge_negated(doc, root, finite, negs)
-    why = next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)
-    if why is not None:
+    if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
         raise Refuse(why)
     base = verb_base(finite) if finite.i != root.i else verb_base(root)
     coordinated = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
@@ -88,8 +87,8 @@ def hedging(doc, ctx=None) -> Made:
         # "A train moves down the tracks" tells of what happens as it is seen: "may move" read as a
         # forecast in the blind reading of 2026-11-24; "may be moving" hedges what is seen
         return _hedge_progressive(doc, finite, base)
-    elif finite.tag_ in ("VBZ", "VBP"):
-        new = f"may {base}"
+    elif finite.tag_ in ("VBZ", "VBP"):  # "may" on an act reads as leave ("The children may sit"): "might"
+        new = f"{'may' if no_progressive(base) or base in words('stative_verbs') else 'might'} {base}"
     elif adjective_fragment(doc, root, finite):
         if reduced_passive(doc, root) and base in words("reported_participles"):
             raise Refuse("hedging.reported_participle")
@@ -98,7 +97,7 @@ def hedging(doc, ctx=None) -> Made:
         raise Refuse("negation.past_tense_headline")
     else:  # past: may have + participle
         new = f"may have {inflect(base, 'VBN')}"
-    return Made(rebuild(doc, {finite.i: new}), "hedging:add_may_coordinated" if coordinated else "hedging:add_may")
+    return Made(rebuild(doc, {finite.i: new}), f"hedging:add_{new.split()[0]}{'_coordinated' * bool(coordinated)}")
 
 
 def _hedge_progressive(doc, finite, base) -> Made:
@@ -129,44 +128,27 @@ def _bare_plural_subject(root) -> bool:
     return bare and subject.tag_ == "NNS"
 
 
-def _word_after(doc, token) -> str:
-    return doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
-
-
 def _pronoun_appos(doc, root, finite) -> bool:
     """ "I wood have asked": a word the parse hangs on a pronoun subject."""
     subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
     return subject is not None and subject.tag_ == "PRP" and any(c.dep_ == "appos" for c in subject.children)
 
 
-# Why may (have) cannot go on the claim's verb, tried in order: (registry id, test of doc, root, finite verb).
-_FORM_CHECKS = (
-    ("hedging.has_modal", lambda doc, root, fin: fin.tag_ == "MD" and fin.lower_ != "will"),
-    ("hedging.contracted", lambda doc, root, fin: fin.text.startswith("'")),
-    ("hedging.adverb_before_verb", lambda doc, root, fin: fin.i == root.i and adverb_before(doc, root)),
-    ("hedging.emphatic_do", lambda doc, root, fin: fin.lemma_ == "do" and fin.i != root.i),
-    ("hedging.past_perfect", lambda doc, root, fin: fin.lemma_ == "have" and fin.tag_ == "VBD" and fin.i != root.i),
-    ("hedging.be_to", lambda doc, root, fin: fin.lemma_ == "be" and _word_after(doc, fin) == "to"),
-    (
-        "hedging.hoped_claim",
-        lambda doc, root, fin: root.dep_ == "ccomp" and root.head.lemma_.lower() in words("wishing_verbs"),
-    ),
-    (
-        "hedging.wishing_present",
-        lambda doc, root, fin: verb_base(root) in words("wishing_verbs") and fin.tag_ in ("VBZ", "VBP"),
-    ),
-    (
-        "hedging.progressive_passive",
-        lambda doc, root, fin: any(c.lower_ == "being" for c in root.children if c.dep_ in ("aux", "auxpass")),
-    ),
+_FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id, test of doc d, root r, finite f)
+    ("hedging.has_modal", lambda d, r, f: f.tag_ == "MD" and f.lower_ != "will"),
+    ("hedging.contracted", lambda d, r, f: f.text.startswith("'")),
+    ("hedging.adverb_before_verb", lambda d, r, f: f.i == r.i and adverb_before(d, r)),
+    ("hedging.emphatic_do", lambda d, r, f: f.lemma_ == "do" and f.i != r.i),
+    ("hedging.past_perfect", lambda d, r, f: f.lemma_ == "have" and f.tag_ == "VBD" and f.i != r.i),
+    ("hedging.be_to", lambda d, r, f: f.lemma_ == "be" and d[f.i + 1 : f.i + 2].text.lower() == "to"),
+    ("hedging.hoped_claim", lambda d, r, f: r.dep_ == "ccomp" and r.head.lemma_.lower() in words("wishing_verbs")),
+    ("hedging.wishing_present", lambda d, r, f: verb_base(r) in words("wishing_verbs") and f.tag_ in ("VBZ", "VBP")),
+    ("hedging.progressive_passive", lambda d, r, f: any(c.lower_ == "being" and "aux" in c.dep_ for c in r.children)),
     (
         "hedging.adverb_after_be",
-        lambda doc, root, fin: fin.lemma_ == "be" and _word_after(doc, fin) in words("before_be"),
+        lambda d, r, f: f.lemma_ == "be" and d[f.i + 1 : f.i + 2].text.lower() in words("before_be"),
     ),
-    (
-        "hedging.ongoing_headline",
-        lambda doc, root, fin: headline(doc) and fin.i == root.i and verb_base(root) in words("ongoing_verbs"),
-    ),
+    ("hedging.ongoing_headline", lambda d, r, f: headline(d) and f.i == r.i and verb_base(r) in words("ongoing_verbs")),
     ("hedging.caption_state", caption_state),
     ("hedging.pronoun_appos", _pronoun_appos),
 )
@@ -236,6 +218,8 @@ def _unhedge(doc, root, present) -> Made:
     word = present[0]
     if word.lower_ not in words("hedge_adverbs") or word.dep_ != "advmod" or word.head.i != root.i:
         raise Refuse("hedging.modal_hedge")
+    if word.i > 0 and doc[word.i - 1].is_quote and any(t.is_quote for t in doc[word.i + 1 : word.i + 3]):
+        raise Refuse("hedging.quoted_hedge")  # 'was "probably" fixed': removed, it leaves empty quotes
     edits = {word.i: ""}
     after = doc[word.i + 1] if word.i + 1 < len(doc) else None
     if word.i == 0 and after is not None and after.text == ",":

@@ -13,17 +13,10 @@ from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, 
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
 
-_PREPOSITIONS = {"in", "on", "for", "to", "with", "by", "from"}  # before a positional quantifier, as its modifiers
-
 
 def exchanges(kind: str) -> dict[str, str]:
     """A quantifier exchange table of the lexicon: plural, singular, mass, partitive or positional."""
     return table(f"quantifiers_{kind}")
-
-
-@lru_cache(maxsize=1)
-def _quantifier_words() -> frozenset[str]:
-    return frozenset(exchanges("plural")) | set(exchanges("singular")) | set(exchanges("partitive"))
 
 
 @lru_cache(maxsize=1)
@@ -34,7 +27,8 @@ def _time_nouns() -> frozenset[str]:
 
 
 def _quantifier_refusal(doc, token) -> str | None:
-    if token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_modifiers") and not _of_noun(doc, token):
+    modified = token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_modifiers")
+    if modified and not _of_noun(doc, token) and not _a_few(doc, token):
         return "quantifier.modified"
     if token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_intensifiers"):
         return "quantifier.intensified"
@@ -62,6 +56,12 @@ def _quantifier_refusal(doc, token) -> str | None:
     return None
 
 
+def _a_few(doc, token) -> bool:
+    """ "a few" alone (``quantifier.a_few_to_many``'s patterns: not "only a few"), under no negation."""
+    alone = any(span[-1].i == token.i for span in matches(doc, "quantifier.a_few_to_many"))
+    return alone and not any(t.dep_ == "neg" or t.lower_ in words("negative_words") for t in doc)
+
+
 def _of_noun(doc, token) -> bool:
     """ "a feature of most stations": of after a noun that is no share, count or superlative."""
     owner = doc[max(token.i - 2, 0)]
@@ -79,19 +79,15 @@ def _shared_by_or(token) -> bool:
     """ "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all."""
     conjs = [c for c in token.head.children if c.dep_ == "conj"]
     ccs = {c.lower_ for c in token.head.children if c.dep_ == "cc"}
-    return (
-        token.lower_ == "no"
-        and ccs == {"or"}
-        and all(c.tag_ == "NNS" and not any(d.dep_ in ("det", "poss") for d in c.children) for c in conjs)
-    )
+    bare = all(c.tag_ == "NNS" and not any(d.dep_ in ("det", "poss") for d in c.children) for c in conjs)
+    return token.lower_ == "no" and ccs == {"or"} and bare
 
 
 def _contrast_word(t, token) -> bool:
     """A word after the quantifier that sets another group against its noun ("some cases ... in
     others"); "other" on the quantified noun itself ("some other parts") sets none."""
-    if t.lower_ not in ("other", "others", "rest", "few", "many", "most"):
-        return False
-    return not (t.lower_ == "other" and t.head == token.head and t.i < token.head.i)
+    own_other = t.lower_ == "other" and t.head == token.head and t.i < token.head.i
+    return t.lower_ in ("other", "others", "rest", "few", "many", "most") and not own_other
 
 
 def _result_clause(doc, clause) -> bool:
@@ -112,12 +108,15 @@ def _partitive(token):
         return None
     parts = exchanges("partitive")  # a mass noun: "most of the harvest" has no "few of the harvest"
     if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
-        return {k: v for k, v in parts.items() if v not in ("few", "most") and k not in ("few", "many")}
+        keep = {k: v for k, v in parts.items() if v not in ("few", "most") and k not in ("few", "many")}
+        return keep | {"most": exchanges("mass")["most"]}  # "most of the harvest" -> "little of the harvest"
     return parts
 
 
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
+    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and"):
+        return None  # "one or both boys", "some or all": a range, not one quantity
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in exchanges("partitive"):
         return _partitive(token)
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
@@ -140,9 +139,10 @@ def quantifier(doc, ctx=None) -> Made:
     """The first quantifier exchanged within its table (``_quantifier_table``), keeping agreement."""
     single_clause(doc)  # a sentence with a subject: fragments ("..., no casualties") refused
     negated = any(t.dep_ == "neg" or t.lower_ in words("negative_words") - {"no", "none"} for t in doc)
+    quantities = words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
     for token in doc:
         low = token.lower_
-        if low not in _quantifier_words():
+        if low not in quantities:
             continue
         if (exchange := _quantifier_table(token)) is None:
             continue
@@ -150,6 +150,9 @@ def quantifier(doc, ctx=None) -> Made:
             raise Refuse(why)
         if low not in exchange:
             raise Refuse("quantifier.breaks_agreement")
+        if _a_few(doc, token):  # "A few guests left" -> "Many guests left"
+            edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
+            return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
         new = exchange[low]
         plain = exchange in (exchanges("mass"), exchanges("plural"))
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
@@ -197,17 +200,12 @@ def quantifier_positional(doc, ctx=None) -> Made:
     token = found[0]
     if _condition(doc):
         raise Refuse("quantifier.condition_clause")
-    prev = doc[token.i - 1] if token.i > 0 else None
-    noun = _plural_after(doc, token)
-    before = words("quantifier_modifiers") | words("quantifier_intensifiers") | _PREPOSITIONS
-    if noun is None or prev is not None and prev.lower_ in before:
+    noun = _plural_after(doc, token)  # a preposition before the quantifier reads as its modifier
+    mods = words("quantifier_modifiers") | words("quantifier_intensifiers") | {"in", "on", "for", "to", "with", "by"}
+    if noun is None or token.i > 0 and doc[token.i - 1].lower_ in mods | {"from"}:
         raise Refuse("quantifier.positional_no_noun")
-    if (
-        doc.text.rstrip().endswith("?")
-        or noun.lower_ in words("vague_time_nouns")
-        or token.whitespace_ == ""
-        or any(t.dep_ == "neg" for t in doc)
-    ):
+    excluded = doc.text.rstrip().endswith("?") or noun.lower_ in words("vague_time_nouns") or token.whitespace_ == ""
+    if excluded or any(t.dep_ == "neg" for t in doc):
         raise Refuse("quantifier.positional_excluded")
     finite = any(t.i > noun.i and t.tag_ in ("VBP", "VBD", "VBZ", "MD") for t in doc)
     if not finite or not doc.text.rstrip().endswith((".", '"')):

@@ -285,10 +285,12 @@ def misspelt(text: str) -> bool:
         return False
     stripped = (w.strip(".,;:!?\"'()[]‘’“”") for w in text.split())
     words = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()]
+    from pairbench.generated_suites.controls import compound  # controls imports this module
+
     speller = _speller()
     for word in speller.unknown(words):
         forms = {re.sub(pattern, into, word) for pattern, into in _BRITISH}
-        if not any(form in speller for form in forms):
+        if not any(form in speller for form in forms) and not compound(word, speller):
             return True
     return False
 
