@@ -146,3 +146,37 @@ def test_negative_control_stray_possessive(nlp, other, refused):
     why = other_paraphrase_veto(other, nlp)
     assert (why == "negative_control.stray_possessive") is refused
     assert refused or why is None
+
+
+@pytest.mark.parametrize(
+    ("anchor", "paraphrase", "expected"),
+    [
+        ("A bus crash on the coast road kills 12", "A bus crash on the coast road kills twelve", None),
+        ("Nineteen climbers reached the summit on Monday.", "19 climbers reached the summit on Monday.", None),
+        (
+            "The committee approved 15 of the amendments.",
+            "The committee approved fourteen of the amendments.",
+            "positive_control.differ_number",
+        ),
+        (
+            "Two hundred delegates signed the letter.",
+            "100 delegates signed the letter.",
+            "positive_control.differ_number",
+        ),
+        ("The ferry is sailing across the bay.", "The ferry is sailing through the bay.", None),
+        (
+            "The ferry is sailing across the bay.",
+            "The old ferry is sailing across the bay.",
+            "positive_control.words_added",
+        ),
+    ],
+)
+def test_numbers_in_words_or_digits_and_path_prepositions(nlp, anchor, paraphrase, expected):
+    """A number written in words or digits, and across / through, keep the pair a paraphrase; another
+    number or an added modifier does not."""
+    from pairbench.generated_suites.generate import try_anchor
+
+    made = try_anchor(nlp, anchor, "positive_control", paraphrase=paraphrase)
+    assert (made if isinstance(made, str) else None) == expected
+    if expected is None:
+        assert made.text == paraphrase

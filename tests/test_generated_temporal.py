@@ -105,6 +105,20 @@ ORDER_CASES = [
     ("Nine seconds later, the rocket broke the sound barrier.", "Nine seconds earlier, the rocket broke the sound barrier."),
     ("The ministry shelved the talks after a string of attacks.", "temporal.causal_head"),
     ("A dog swims after a tennis ball.", "temporal.phrasal_verb"),
+    # an agent's act on an object not its own after a routine event: the act may come either side of it
+    ("The technician froze the samples after collection.", "The technician froze the samples before collection."),
+    ("The boy broke the vase after the lesson.", "The boy broke the vase before the lesson."),
+    ("The tailor mended the coat after the wedding.", "The tailor mended the coat before the wedding."),
+    ("The chef froze the leftovers after the party.", "The chef froze the leftovers before the party."),
+    # ... but not a result to the subject's own body or goods, nor an act after a cause or trigger
+    ("She broke her leg after slipping on the ice.", "temporal.causal_head"),
+    ("The goalkeeper broke his finger after the match.", "temporal.causal_head"),
+    ("The bank froze the account after the fraud.", "temporal.causal_head"),
+    ("The lab froze the samples after the power cut.", "temporal.causal_head"),
+    ("The engineer crashed the server after the release.", "temporal.causal_head"),
+    ("The pipes froze after the storm.", "temporal.causal_head"),
+    ("The police arrested two men after the robbery.", "temporal.causal_head"),
+    ("The storm broke the windows after the party.", "temporal.causal_head"),
 ]  # fmt: skip
 
 
@@ -130,3 +144,4 @@ def test_result_reason_names_the_kinds():
 
     assert "stopped working after it was dropped" in reason("temporal.causal_head")
     assert "the first 30 seconds after the launch" in reason("temporal.ranked")
+    assert "froze the samples after collection" in reason("temporal.causal_head")

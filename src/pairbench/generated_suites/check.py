@@ -179,8 +179,7 @@ def _bounds(ts: list[str]) -> set[tuple]:
 
 
 def _names(text: str) -> set[str]:
-    """Full names (two capitalised words in a row: Sam Katz) of a sentence that is not in Title
-    Case, lower-cased, and a first word addressed before a dash or comma ("Lacey - welcome back!")."""
+    """Full names (Sam Katz) of a sentence not in Title Case, lower-cased, and a first word before a dash or comma."""
     found = re.findall(r"[A-Za-z][\w'-]*|[^\w\s]", text)
     if sum(w[:1].isupper() for w in found if w[:1].isalpha()) > 0.5 * max(1, sum(w[:1].isalpha() for w in found)):
         return set()  # a Title-Case headline: capitals tell nothing
@@ -207,7 +206,8 @@ def _hedges(ts: list[str]) -> set[str]:
 
 
 def _numbers(ts: list[str]) -> set:
-    counts = {number_value(t) or t for t in ts if t in words("count_words") or number_value(t) is not None}
+    v = table("count_word_values")  # a number in words or in digits: eleven / 11
+    counts = {number_value(t) or v.get(t, t) for t in ts if t in words("count_words") or number_value(t) is not None}
     return counts | _bounds(ts)
 
 

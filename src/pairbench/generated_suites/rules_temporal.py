@@ -58,7 +58,7 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
         return "temporal.time_object"
     head, results = _main_head(token), words("causal_heads") | words("temporal_results")
     at_point = objects and all(c.lemma_.lower() in points for c in objects)  # died after midnight
-    if rel.sense == "after" and _predicate(head) & results and not (_agent_act(head) or at_point):
+    if rel.sense == "after" and _predicate(head) & results and not (_agent_act(head, _events(token)) or at_point):
         return "temporal.causal_head"
     why = _order_refusal(doc, rel) or _cause_refusal(doc, rel)
     if why is None and head.dep_ == "ROOT" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in head.children):
@@ -82,7 +82,7 @@ def _order_refusal(doc, rel: Relation) -> str | None:
     clause = set((token.head if token.dep_ == "mark" else token).subtree) - set(_events(token))  # bar its trigger
     results = words("temporal_consequences")
     moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
-    return "temporal.result_before_cause" if moved else None
+    return "temporal.result_before_cause" if moved and not _agent_act(_main_head(token), _events(token)) else None
 
 
 def _events(token) -> list:
@@ -135,12 +135,13 @@ def _market_move(head) -> bool:
     return head.lemma_.lower() in words("market_moves") and subject in words("markets")
 
 
-def _agent_act(head) -> bool:
-    """ "Troops killed two militants after coming under fire": an act whose inverted order is possible."""
-    kids = {c.dep_: c for c in head.children}
-    acts = head.lemma_.lower() in ("kill", "injure") and "dobj" in kids and "auxpass" not in kids
-    causes = words("cause_events") | words("causal_heads")
-    return acts and "nsubj" in kids and kids["nsubj"].lemma_.lower() not in causes
+def _agent_act(head, events) -> bool:
+    """An act on an object not the agent's own (killed two militants after..., froze the samples after collection)."""
+    kids, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
+    done = head.lemma_.lower() in words("temporal_agent_acts") and "dobj" in kids and "auxpass" not in kids
+    done = done and (head.lemma_.lower() in ("kill", "injure") or all(e.lemma_.lower() in routine for e in events))
+    done = done and not any(c.dep_ == "poss" for c in kids["dobj"].children) and "nsubj" in kids
+    return done and kids["nsubj"].lemma_.lower() not in words("cause_events") | words("causal_heads")
 
 
 def _main_head(token):
@@ -231,10 +232,8 @@ def _relations(doc) -> list[Relation]:
 def temporal(doc, ctx=None) -> Made:
     """The sentence's one relation inverted, in a sentence with a subject (or a headline with one)."""
     found = _relations(doc)
-    if not found:
-        raise Refuse("temporal.no_relation")
-    if len(found) > 1:
-        raise Refuse("temporal.several_relations")
+    if len(found) != 1:
+        raise Refuse("temporal.several_relations" if found else "temporal.no_relation")
     single_clause(doc)
     rel = found[0]
     why = _temporal_refusal(doc, rel)
