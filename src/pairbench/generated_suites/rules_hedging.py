@@ -54,10 +54,8 @@ def hedging(doc, ctx=None) -> Made:
     if plan is not None and not vowed and not negs and not any(t.lower_ in words("negative_words") for t in doc):
         return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
     finite, has_aux = finite_verb(root)
-    if _speaker_now(root, finite):
-        raise Refuse("hedging.speaker_now")
-    if _sayer_own(root, finite):
-        raise Refuse("hedging.sayer_own")
+    if (why := _speaker_own(root, finite) or ("hedging.sayer_own" if _sayer_own(root, finite) else None)) is not None:
+        raise Refuse(why)
     if negs or any(t.lower_ in words("negative_words") for t in doc):
         return _hedge_negated(doc, root, finite, negs)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
@@ -159,10 +157,13 @@ def _subject(verb):
     return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
 
 
-def _speaker_now(root, finite) -> bool:
-    """ "We condemn the council": a first-person present tells what the speaker does as they speak."""
+def _speaker_own(root, finite) -> str | None:
+    """ "We condemn it", "I returned the jacket": the speaker's own act, now or past (not "I was wrong")."""
     subject = _subject(root)
-    return subject is not None and subject.lower_ in ("i", "we") and finite.tag_ in ("VBP", "VBZ")
+    if subject is None or subject.lower_ not in ("i", "we"):
+        return None
+    acted = finite.tag_ == "VBD" and subject.dep_ == "nsubj" and root.lemma_ not in words("stative_verbs")
+    return "hedging.speaker_now" if finite.tag_ in ("VBP", "VBZ") else "hedging.speaker_past" if acted else None
 
 
 def _sayer_own(root, finite) -> bool:
@@ -225,6 +226,5 @@ def _unhedge(doc, root, present) -> Made:
     if word.i == 0 and after is not None and after.text == ",":
         edits[after.i] = ""
     elif word.i > 0 and doc[word.i - 1].text == "," and after is not None and after.text == ",":
-        edits[after.i] = ""
-        edits[word.i - 1] = ""
+        edits[after.i] = edits[word.i - 1] = ""
     return Made(rebuild(doc, edits), "hedging:remove_adverb")

@@ -4,7 +4,7 @@ small step (``rules_step``) and near_miss share."""
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
 
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
@@ -26,12 +26,7 @@ def number_value(text: str) -> Decimal | None:
     value = _word_values().get(text.lower())
     if value is not None:
         return Decimal(value)
-    if _DIGITS.match(text):
-        try:
-            return Decimal(text.replace(",", ""))
-        except InvalidOperation:
-            return None
-    return None
+    return Decimal(text.replace(",", "")) if _DIGITS.match(text) else None  # the pattern is a valid Decimal
 
 
 def _times_ten(text: str) -> str:
@@ -89,8 +84,12 @@ def _counts_something(doc, token) -> bool:
 
 
 def count_bound(token) -> int | None:
-    """The natural bound of the noun a number counts (11 players on a side, 50 states), or None."""
-    return table("noun_bounds").get(token.head.lower_) if token.head.i > token.i else None
+    """The natural bound of the noun a number counts (11 players on a side, 50 states; ``event_bounds``:
+    runs in an innings, points in a game when a context word of its mapping is in the sentence), or None."""
+    noun = token.head.lower_ if token.head.i > token.i else ""
+    bound = table("noun_bounds").get(noun) or table("event_bounds").get(noun)
+    context = {t.lemma_.lower() for t in token.doc} if isinstance(bound, dict) else ()
+    return next((b for w, b in bound.items() if w in context), None) if context else bound
 
 
 def number_refusal(doc, token) -> str | None:

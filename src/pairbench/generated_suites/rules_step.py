@@ -99,8 +99,8 @@ def _step_refusal(doc, token) -> str | None:
     bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
         return "numerical.out_of_bounds"
-    counted = count_bound(token)
-    if counted is not None and _value(new) > counted:
+    counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
+    if counted is not None and _value(token.text) <= counted < _value(new):
         return "numerical.step_passes_noun_bound"
     return None
 
