@@ -164,8 +164,8 @@ def _form_difference(da, dp) -> str | None:
         return "positive_control.possessive_pronoun"
     if _tense(da) != _tense(dp) and None not in (_tense(da), _tense(dp)) and (_early_adverbs(da) ^ _early_adverbs(dp)):
         return "positive_control.tense_aspect"
-    if bool(words("control_qualifiers").intersection(la)) != bool(words("control_qualifiers").intersection(lp)):
-        return "positive_control.qualifier_dropped"
+    if len({any(f" {q} " in f" {' '.join(s)} " for q in words("control_qualifiers")) for s in (la, lp)}) > 1:
+        return "positive_control.qualifier_dropped"  # "also", "as well": words or a two-word qualifier
     return None
 
 

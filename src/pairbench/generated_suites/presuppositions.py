@@ -10,10 +10,8 @@ from pairbench.generated_suites.patterns import matches
 
 def presupposed(doc, root, negs) -> str | None:
     """Why the rest of the sentence would contradict a not added to (or removed from) the claim."""
-    if negs and matches(doc, "negation.polarity_phrase"):
-        return "negation.polarity_phrase"
     if negs:
-        return None
+        return "negation.polarity_phrase" if matches(doc, "negation.polarity_phrase") else None
     if matches(doc, "negation.presupposing_phrase"):
         return "negation.presupposing_phrase"
     if headline(doc) and any(t.text in ("-", "--", "–") and doc[t.i - 1].whitespace_ for t in doc[root.i + 1 :]):
@@ -22,6 +20,9 @@ def presupposed(doc, root, negs) -> str | None:
         return "negation.emphatic_yes"
     if any(t.lower_ == "because" for t in doc[root.i :]):
         return "negation.because_clause"
+    later = [g for c in root.children if c.dep_ == "conj" and not has_subject(c) for g in c.children]
+    if any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for g in later):
+        return "negation.coordinated_clause"  # "escaped and is now being sought": the second asserts the first
     after = [t for t in doc[root.i + 2 :] if doc[t.i - 1].text == "," and t.lower_ not in words("linking_participles")]
     if any(t.tag_ == "VBG" or t.tag_ == "VBN" and t.head == root for t in after):  # ", making X", ", helped by Y"
         return "negation.participle_clause"
@@ -48,10 +49,9 @@ def _clause_verb(t) -> bool:
 
 
 def framed(doc, root) -> str | None:
-    """Why a change of the clause would miss its claim, with or without a not: the claim sits in a
-    noun's clause, after a colon, in a frame of feeling or appearance, in a participle of saying or
-    a restating as clause; or the parse took a participle for the clause's verb or a typo for its
-    subject ("A girl playing is a pile of balls", "A dog swimming with a stick in it's mouth")."""
+    """Why a change of the clause would miss its claim, with or without a not: the claim sits in a noun's clause,
+    after a colon, in a frame of feeling or appearance, a participle of saying or a restating as clause; or the parse
+    took a participle for the verb or a typo for its subject ("A girl playing is ...", "... in it's mouth")."""
     children = list(root.children)
     claims = [c for c in children if c.dep_ == "dobj" and c.lemma_.lower() in words("claim_nouns")]
     if any(g.dep_ in ("acl", "relcl", "ccomp") for c in claims for g in c.children):

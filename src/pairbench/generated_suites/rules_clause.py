@@ -209,8 +209,9 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid in ("negation.list_after_colon", "negation.idiom_after_not", "negation.comment_clause"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
-    if any(m.start > root.i for m in matches(doc, "negation.until_clause")):
-        return "negation.until_clause"  # "did not apply until 1990" reads as a delay, not a denial
+    for rid, start in (("negation.until_clause", root.i + 1), ("negation.condition_clause", 0)):
+        if any(m.start >= start for m in matches(doc, rid)):  # "did not apply until 1990": a delay
+            return rid
     if not negs and any(m[0].i == root.i for m in dep_matches(doc, "negation.report_verb")):
         return "negation.report_verb"
     if negs and any(t.lower_ == "because" for t in doc[root.i :]):
@@ -286,8 +287,7 @@ def caption_present(doc, root, finite, base) -> bool:
     subjects = [c for c in root.children if c.dep_ == "nsubj"]
     if len(subjects) != 1:
         return False
-    subj = subjects[0]
-    if subj.lower_ in ("someone", "somebody"):
+    if (subj := subjects[0]).lower_ in ("someone", "somebody"):
         return True
     # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
     return subj.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subj.children)

@@ -45,13 +45,16 @@ def _quantifier_refusal(doc, token) -> str | None:
         return "quantifier.fixed_expression"
     if token.lower_ in ("no", "none") and matches(doc, "quantifier.polarity_context"):
         return "quantifier.polarity_context"
+    if token.lower_ == "no" and token.head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"):
+        return "quantifier.no_finding"  # "No significant difference was found" -> "Every ... was found"
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
     if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
         return "quantifier.result_clause"
+    if token.lower_ in ("some", "all") and clause is not None and any(c.dep_ == "neg" for c in clause.children):
+        return "quantifier.negated_clause"  # "why some patients do not respond": all ... not reads as not all
     if any(_contrast_word(t, token) for t in doc if t.i > token.i):
         return "quantifier.contrast"
-    wishing = words("wishing_verbs")
-    if any(a.pos_ == "VERB" and wishing.intersection(getLemma(a.lower_, upos="VERB")) for a in token.ancestors):
+    if any(a.pos_ == "VERB" and words("wishing_verbs") & set(getLemma(a.lower_, upos="VERB")) for a in token.ancestors):
         return "quantifier.hoped_for"
     return None
 
@@ -71,8 +74,7 @@ def _of_noun(doc, token) -> bool:
 
 def _condition(doc) -> bool:
     """A condition in the sentence (unless, provided, only if): a quantity in it is its premise."""
-    text = " " + " ".join(t.lower_ for t in doc) + " "
-    return any(f" {mark} " in text for mark in words("condition_marks"))
+    return any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks"))
 
 
 def _shared_by_or(token) -> bool:
@@ -84,8 +86,7 @@ def _shared_by_or(token) -> bool:
 
 
 def _contrast_word(t, token) -> bool:
-    """A word after the quantifier that sets another group against its noun ("some cases ... in
-    others"); "other" on the quantified noun itself ("some other parts") sets none."""
+    """A later word that sets another group against the noun (some cases ... in others; not "some other parts")."""
     own_other = t.lower_ == "other" and t.head == token.head and t.i < token.head.i
     return t.lower_ in ("other", "others", "rest", "few", "many", "most") and not own_other
 
@@ -171,8 +172,7 @@ def quantifier(doc, ctx=None) -> Made:
 
 
 def _plural_after(doc, token):
-    """The plural noun ``token`` quantifies by position: after "of the/them/these/those" or after
-    adjectives and participles only (many arriving passengers); None otherwise."""
+    """The plural noun ``token`` quantifies by position (of the/them/these/those, many arriving passengers), or None."""
     j = token.i + 1
     if (
         j + 1 < len(doc)

@@ -48,15 +48,15 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     bare = token.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp") for c in token.children)
     if token.dep_ not in ("prep", "mark") or bare:
         return "temporal.adverb"
-    audience = any(c.lemma_.lower() in words("audiences") for c in objects) or matches(doc, "temporal.spatial_before")
-    if token.dep_ == "prep" and audience:
+    audience = token.dep_ == "prep" and any(c.lemma_.lower() in words("audiences") for c in objects)
+    if audience or matches(doc, "temporal.spatial_before"):
         return "temporal.spatial_before"
     points = words("time_points")  # before midnight, after the weekend: a point that inverts
     timed = [c for c in objects if c.ent_type_ in ("DATE", "TIME") and c.lemma_.lower() not in points]
     timed += [c for c in objects if c.lemma_.lower() in words("periods_of_play") | words("gap_units")]
     if timed or any(g.dep_ == "nummod" for c in objects for g in c.children):
         return "temporal.time_object"
-    head, results = _main_head(token), words("causal_heads") | words("temporal_results")
+    head, results = _main_head(token), words("causal_heads") | words("temporal_results") | words("temporal_responses")
     at_point = objects and all(c.lemma_.lower() in points for c in objects)  # died after midnight
     if rel.sense == "after" and _predicate(head) & results and not (_agent_act(head, _events(token)) or at_point):
         return "temporal.causal_head"
@@ -74,10 +74,10 @@ def _order_refusal(doc, rel: Relation) -> str | None:
         if matches(doc, rid) or rid == "temporal.modal_clause" and dep_matches(doc, rid):
             return rid
     token = rel.token
-    if rel.sense == "before":
-        ends = words("temporal_endings")
-        clause = (token.head if token.dep_ == "mark" else token).subtree
-        return "temporal.after_an_ending" if any(t.lemma_.lower() in ends for t in clause) else None
+    if rel.sense == "before":  # an ending, or a response put before its trigger (before the system sends a receipt)
+        said = {t.lemma_.lower() for t in (token.head if token.dep_ == "mark" else token).subtree}
+        why = "temporal.response_before_trigger" if said & words("temporal_responses") else None
+        return "temporal.after_an_ending" if said & words("temporal_endings") else why
     subject = {t for c in _main_head(token).children if c.dep_ in ("nsubj", "nsubjpass") for t in c.subtree}
     clause = set((token.head if token.dep_ == "mark" else token).subtree) - set(_events(token))  # bar its trigger
     results = words("temporal_consequences")
@@ -130,7 +130,7 @@ def _predicate(head) -> set[str]:
 
 
 def _market_move(head) -> bool:
-    """ "Russian stocks fell after the arrest": a market moves ahead of news as often as after it."""
+    """ "Stocks fell after the rate cut": a market's move, read as its response to what came before it."""
     subject = next((c.lemma_.lower() for c in head.children if c.dep_ == "nsubj"), None)
     return head.lemma_.lower() in words("market_moves") and subject in words("markets")
 
@@ -201,11 +201,8 @@ def _cause_refusal(doc, rel: Relation) -> str | None:
     named = any(c.dep_ == "pobj" and c.pos_ != "PRON" for c in token.children)  # After the film, ...
     if _measure(doc, rel.lead) is None and (rel.lead.i == 0 and not named or caused):
         return "temporal.after_clause"
-    if _market_move(head):  # either order, unless the news is what moves a market
-        objects = [t for c in token.children if c.dep_ == "pobj" for t in c.subtree]
-        if any({t.lemma_.lower(), t.lower_} & words("market_news") for t in objects):
-            return "temporal.market_after_news"
-        return None
+    if _market_move(head):  # a market moves on what comes before it (stocks fall after a rate cut)
+        return "temporal.market_after_news"
     causes = words("cause_events") | words("causal_heads")
     if head.lemma_.lower() in words("response_heads") | words("price_moves") or any(
         {o.lemma_.lower(), o.lower_} & causes for o in _events(token)
