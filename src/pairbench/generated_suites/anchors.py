@@ -1,10 +1,5 @@
-"""Anchors: (A, P) paraphrase pairs read from a dataset folder, filtered and sampled by seed.
-
-A split file is read like the graded STS sets (``sentence1, sentence2[, score]``, TSV/CSV with or
-without a header row of any names, or Parquet: :mod:`pairbench.generated_suites.source`).
-``min_score`` keeps pairs scored at least that on the data's own scale (``score_max``); without it
-the score column is not needed.
-"""
+"""Anchors: (A, P) paraphrase pairs read from a dataset folder (TSV/CSV/Parquet, as the graded STS sets:
+:mod:`pairbench.generated_suites.source`), kept by ``min_score`` on ``score_max`` and sampled by seed."""
 
 from __future__ import annotations
 
@@ -52,9 +47,8 @@ def _row_problem(where: str, fields, min_score, score_max) -> str | None:
 def read_pairs(
     folder: str | os.PathLike, splits, *, min_score=None, score_max=None, allow_none=False
 ) -> list[tuple[str, str]]:
-    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; every bad row named in
-    one line each, all of them at once (the first 20 shown), and one line when none is kept
-    (unless ``allow_none``)."""
+    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; every bad row named in one
+    line each, all at once, and one line when none is kept (unless ``allow_none``)."""
     pairs: list[tuple[str, str]] = []
     problems: list[str] = []
     total = 0

@@ -122,8 +122,7 @@ def _numerical(x: str, y: str) -> bool:
 
 
 def _quantifier(x: str, y: str) -> bool:
-    kinds = ("plural", "singular", "mass", "partitive")
-    return any(table(f"quantifiers_{kind}").get(x) == y for kind in kinds)
+    return any(table(f"quantifiers_{k}").get(x) == y for k in ("plural", "singular", "mass", "partitive"))
 
 
 def check_pair(rule: str, a: str, b: str) -> bool:
@@ -183,20 +182,15 @@ def _names(text: str) -> set[str]:
     found = re.findall(r"[A-Za-z][\w'-]*|[^\w\s]", text)
     if sum(w[:1].isupper() for w in found if w[:1].isalpha()) > 0.5 * max(1, sum(w[:1].isalpha() for w in found)):
         return set()  # a Title-Case headline: capitals tell nothing
-    out = {
-        x.lower()
-        for w, v in itertools.pairwise(found)
-        if w[:1].isupper() and v[:1].isupper() and w.isalpha() and v.isalpha()
-        for x in (w, v)
-    }
+    ok = [w[:1].isupper() and w.isalpha() for w in found]
+    out = {x.lower() for i, (w, v) in enumerate(itertools.pairwise(found)) if ok[i] and ok[i + 1] for x in (w, v)}
     if len(found) > 1 and found[0][:1].isupper() and found[1] in ("-", ","):
         out.add(found[0].lower())
     return out - words("not_names")
 
 
 def _hedges(ts: list[str]) -> set[str]:
-    """The kinds of hedge and modality of a token list: possible (may, might, could), future (will,
-    set to, going to), hedge (I think, probably), report (reportedly)."""
+    """Kinds of hedge of a token list: possible (may, could), future (will, set to), hedge (probably), report."""
     hedges = table("control_hedges")
     out = {hedges[t] for t in ts if t in hedges}
     out |= {"future" for t, u in itertools.pairwise(ts) if t in ("set", "going") and u == "to"}
@@ -216,21 +210,26 @@ def _same(key):
     return lambda a, ta, p, tp: key(ta) != key(tp)
 
 
-# (registry id, does (A, tokens of A, P, tokens of P) differ so?), tried in order: the first counts.
+def _scaled(one, other) -> bool:
+    """A word of ``one`` only whose weaker scale member is in ``other`` only (terrible / bad, always / often)."""
+    return any(set(table("scale_strengths").get(w, ())) & set(other) - set(one) for w in set(one) - set(other))
+
+
+# (registry id, does (A, tokens of A, P, tokens of P) differ so?), tried in order: the first counts; negations
+# are counted ("does not pay" and "pays no" are both one)
 _CONTROL_CHECKS = (
     ("positive_control.differ_number", _same(_numbers)),
-    # how many negations: "does not pay" and "pays no" are both one
     ("positive_control.differ_negation", _same(lambda ts: sum(t in table("control_negations") for t in ts))),
     ("positive_control.differ_quantifier", _same(lambda ts: {t for t in ts if t in words("control_quantifiers")})),
     ("positive_control.differ_hedge", _same(_hedges)),
     ("positive_control.differ_name", lambda a, ta, p, tp: bool(_names(a) - set(tp) or _names(p) - set(ta))),
     ("positive_control.differ_time", _same(lambda ts: set(ts) & (words("time_words") | words("weekdays")))),
     ("positive_control.scare_quotes", lambda a, ta, p, tp: scare_quoted(a) != scare_quoted(p)),
+    ("positive_control.scale_changed", lambda a, ta, p, tp: _scaled(ta, tp) or _scaled(tp, ta)),
 )
 
 
 def control_difference(a: str, p: str) -> str | None:
-    """Why (A, P) is no paraphrase for a positive control, or None: the two differ in a number, a
-    negation or a quantifier (the very changes the suite tests). Token sets, order ignored."""
+    """Why (A, P) is no paraphrase for a positive control, or None: the first of ``_CONTROL_CHECKS`` that differs."""
     ta, tp = tokens(a), tokens(p)
     return next((rid for rid, differs in _CONTROL_CHECKS if differs(a, ta, p, tp)), None)

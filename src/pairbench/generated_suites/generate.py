@@ -176,7 +176,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
 
     for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
         anchor_id = f"a{i:05d}"
-        flaw = anchor_veto(a)
+        flaw = anchor_veto(a, doc)
         if flaw is not None:  # every pair would carry it
             for category in filter(settings.wants, GENERATED_CATEGORIES):
                 if category != "positive_control" or i not in no_control:  # counted there already
@@ -233,9 +233,9 @@ def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None
     (anchor, paraphrase)); for a negative control it is the other anchor's paraphrase."""
     doc = nlp(anchor)
     if category == "positive_control":
-        why = control_refusal(anchor, paraphrase) or detail_difference(doc, nlp(paraphrase)) or anchor_veto(anchor)
+        why = control_refusal(anchor, paraphrase) or detail_difference(doc, nlp(paraphrase)) or anchor_veto(anchor, doc)
         return why or Made(paraphrase, "positive_control:paraphrase")
-    if (flaw := anchor_veto(anchor)) is not None:
+    if (flaw := anchor_veto(anchor, doc)) is not None:
         return flaw
     if category == "negative_control":
         return negative_refusal(paraphrase, (anchor,), nlp) or Made(paraphrase, "negative_control:other_paraphrase")

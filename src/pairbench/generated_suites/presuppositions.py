@@ -20,9 +20,12 @@ def presupposed(doc, root, negs) -> str | None:
         return "negation.emphatic_yes"
     if any(t.lower_ == "because" for t in doc[root.i :]):
         return "negation.because_clause"
-    later = [g for c in root.children if c.dep_ == "conj" and not has_subject(c) for g in c.children]
-    if any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for g in later):
-        return "negation.coordinated_clause"  # "escaped and is now being sought": the second asserts the first
+    later = [c for c in root.children if c.dep_ == "conj" and not has_subject(c)]
+    timed = later and _timed(root, later[0].i) and any(_timed(c, len(doc), True) for c in later)
+    if timed or any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for c in later for g in c.children):
+        return (
+            "negation.coordinated_clause"  # "escaped and is now sought", "arrived on Monday and was unpacked by noon"
+        )
     after = [t for t in doc[root.i + 2 :] if doc[t.i - 1].text == "," and t.lower_ not in words("linking_participles")]
     if any(t.tag_ == "VBG" or t.tag_ == "VBN" and t.head == root for t in after):  # ", making X", ", helped by Y"
         return "negation.participle_clause"
@@ -34,6 +37,17 @@ def presupposed(doc, root, negs) -> str | None:
     if any(but_refers_back(root, c) for c in root.children if c.dep_ == "conj" and c.i > root.i):
         return "negation.but_refers_back"
     return None
+
+
+def _timed(verb, end, after=False) -> bool:
+    """A time of the verb's own before ``end`` (on Monday, at nine; ``after``: by noon, the next day)."""
+    own = [c for c in verb.children if c.dep_ in ("npadvmod", "advmod", "acomp", "prep", "agent")]
+    preps, times = words("time_after_prepositions") if after else (), words("event_time_nouns")
+    near = [t for c in own if not preps or c.dep_ not in ("prep", "agent") or c.lower_ in preps for t in c.subtree]
+    hits = [
+        t for t in near if t.ent_type_ in ("DATE", "TIME") or t.lower_ in times or t.like_num and t.head.lower_ == "at"
+    ]
+    return any(t.i < end for t in hits)
 
 
 def but_refers_back(root, conj) -> bool:

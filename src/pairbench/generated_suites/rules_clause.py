@@ -42,8 +42,7 @@ def verb_base(token) -> str:
 
 
 def adjective_fragment(doc, root, finite) -> bool:
-    """A past form at the root of an unpunctuated headline or a caption ("Man found dead in
-    hotel", "Yellow striped cat."): it may be a reduced passive or an adjective, not a verb."""
+    """A past form at the root of a headline or caption ("Man found dead in hotel"): a participle or adjective."""
     if finite.i != root.i or root.tag_ != "VBD":
         return False
     if not doc.text.rstrip().endswith((".", "!", '"')):
@@ -169,10 +168,9 @@ def _bare_count(doc, root) -> bool:
 
 
 def _count_refusal(subj, root, definite) -> str | None:
-    """A count that a not would read as a count of others: a number alone as the subject ("Three
-    die" -> "Three do not die": three others lived), or a counted subject of be ("Three nurses were
-    on duty" -> "were not on duty": three who were off). A caption's counted subject of an event
-    stays ("Two women are not wrestling")."""
+    """A count that a not would read as a count of others: a number alone as the subject ("Three die" -> "Three do not
+    die": three others lived), or a counted subject of be ("Three nurses were on duty" -> "were not on duty": three who
+    were off). A caption's counted subject of an event stays ("Two women are not wrestling")."""
     if subj.like_num and not any(c.dep_ != "punct" for c in subj.children):
         return "negation.number_alone_subject"
     own_count = any(c.dep_ == "nummod" for c in subj.children)
@@ -262,9 +260,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
 
 
 def saying_alone(root, also=()) -> bool:
-    """A verb of saying with no object or reported clause ("He said at every level"), or with a
-    headline's claim cut to an object and its participle ("says deal reached"); ``also``: more
-    dependents that carry its claim."""
+    """A verb of saying with no object or reported clause ("He said at every level"), or with a headline's claim cut to
+    an object and its participle ("says deal reached"); ``also``: more dependents that carry its claim."""
     if root.lemma_.lower() not in saying("alone"):  # a hedge or a not of these doubts only the saying
         return False
     claims = [c for c in root.children if c.dep_ in ("dobj", "ccomp", *also)]

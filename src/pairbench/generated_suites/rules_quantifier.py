@@ -1,11 +1,8 @@
-"""The quantifier rules: a quantity word exchanged for one that changes the claim (all <-> some,
-most <-> few, every -> no, ...) on a determiner or a partitive (``quantifier``), or, as the fallback,
-on a quantifier the parse left unattached, its plural noun found by position (``quantifier:positional``).
-The exchanges are the lexicon's ``quantifiers_*`` tables; refusals are ``registry/quantifier.yaml``'s."""
+"""The quantifier rules: a quantity word exchanged for one that changes the claim (all <-> some, most <-> few,
+every -> no, ...) on a determiner or a partitive (``quantifier``), or, as the fallback, on a quantifier the parse left
+unattached, its noun found by position (``quantifier:positional``); exchanges: the lexicon's ``quantifiers_*``."""
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 from lemminflect import getLemma
 
@@ -19,7 +16,6 @@ def exchanges(kind: str) -> dict[str, str]:
     return table(f"quantifiers_{kind}")
 
 
-@lru_cache(maxsize=1)
 def _time_nouns() -> frozenset[str]:
     """Time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities."""
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
@@ -45,18 +41,29 @@ def _quantifier_refusal(doc, token) -> str | None:
         return "quantifier.fixed_expression"
     if token.lower_ in ("no", "none") and matches(doc, "quantifier.polarity_context"):
         return "quantifier.polarity_context"
+    clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
+    if token.lower_ in ("few", "no", "none", "little") and _unlicensed(doc, token, clause):
+        return "quantifier.unlicensed_polarity"  # "Few of them ever replied" -> "Most of them ever replied"
     if token.lower_ == "no" and token.head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"):
         return "quantifier.no_finding"  # "No significant difference was found" -> "Every ... was found"
-    clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
     if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
         return "quantifier.result_clause"
     if token.lower_ in ("some", "all") and clause is not None and any(c.dep_ == "neg" for c in clause.children):
         return "quantifier.negated_clause"  # "why some patients do not respond": all ... not reads as not all
-    if any(_contrast_word(t, token) for t in doc if t.i > token.i):
-        return "quantifier.contrast"
+    others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
+    if any(not (t.lower_ == "other" and t.head == token.head and t.i < token.head.i) for t in others):
+        return "quantifier.contrast"  # another group set against the noun (in others; not "some other parts")
     if any(a.pos_ == "VERB" and words("wishing_verbs") & set(getLemma(a.lower_, upos="VERB")) for a in token.ancestors):
         return "quantifier.hoped_for"
     return None
+
+
+def _unlicensed(doc, token, clause) -> bool:
+    """A negative-polarity item after a downward word in its clause (lexicons polarity_items, polarity_phrases)."""
+    span = [t for t in (clause.subtree if clause is not None else doc) if t.i > token.i]
+    forms = [f" {' '.join(getattr(t, a).lower() for t in span)} " for a in ("text", "lemma_")]
+    items = words("polarity_items") - {"whether"} | words("polarity_phrases")
+    return any(f" {w} " in form for w in items for form in forms)
 
 
 def _a_few(doc, token) -> bool:
@@ -80,15 +87,8 @@ def _condition(doc) -> bool:
 def _shared_by_or(token) -> bool:
     """ "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all."""
     conjs = [c for c in token.head.children if c.dep_ == "conj"]
-    ccs = {c.lower_ for c in token.head.children if c.dep_ == "cc"}
     bare = all(c.tag_ == "NNS" and not any(d.dep_ in ("det", "poss") for d in c.children) for c in conjs)
-    return token.lower_ == "no" and ccs == {"or"} and bare
-
-
-def _contrast_word(t, token) -> bool:
-    """A later word that sets another group against the noun (some cases ... in others; not "some other parts")."""
-    own_other = t.lower_ == "other" and t.head == token.head and t.i < token.head.i
-    return t.lower_ in ("other", "others", "rest", "few", "many", "most") and not own_other
+    return token.lower_ == "no" and {c.lower_ for c in token.head.children if c.dep_ == "cc"} == {"or"} and bare
 
 
 def _result_clause(doc, clause) -> bool:
@@ -198,8 +198,8 @@ def quantifier_positional(doc, ctx=None) -> Made:
     if len(found) != 1 or found[0].lower_ not in positional:
         raise Refuse("quantifier.positional_none")
     token = found[0]
-    if _condition(doc):
-        raise Refuse("quantifier.condition_clause")
+    if _condition(doc) or token.lower_ == "few" and _unlicensed(doc, token, None):
+        raise Refuse("quantifier.condition_clause" if _condition(doc) else "quantifier.unlicensed_polarity")
     noun = _plural_after(doc, token)  # a preposition before the quantifier reads as its modifier
     mods = words("quantifier_modifiers") | words("quantifier_intensifiers") | {"in", "on", "for", "to", "with", "by"}
     if noun is None or token.i > 0 and doc[token.i - 1].lower_ in mods | {"from"}:

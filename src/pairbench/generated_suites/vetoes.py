@@ -13,8 +13,9 @@ import re
 
 from lemminflect import getAllLemmas, getInflection
 
-from pairbench.generated_suites.edits import Made
+from pairbench.generated_suites.edits import Made, headline
 from pairbench.generated_suites.lexicon import saying, words
+from pairbench.generated_suites.patterns import matches
 
 FINITE = {"VBZ", "VBD", "VBP"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -102,6 +103,8 @@ def _negation(doc, a, made):
     verb = (a[start:].split() or [""])[0] if not old else old
     if "-" in new or "-" in verb:
         return "check.negation_in_noun_phrase"
+    if any(m[-1] == _token_at(doc, start) for m in matches(doc, "negation.causative_participle")):
+        return "negation.causative_participle"  # "getting their clothes not cleaned"
     return None
 
 
@@ -138,10 +141,8 @@ def _near_miss(doc, a, made):
         t.dep_ == "nsubj" and t.tag_ == "NNP" and t.ent_type_ in ("", "PERSON") for t in doc
     ):
         return "check.near_miss_person_nationality"
-    before = doc[token.i - 1].text.lower() if token.i > 0 else ""
-    if (new.lower() in words("places_with_article")) != (
-        old.lower() in words("places_with_article")
-    ) and before != "the":
+    before, places = doc[token.i - 1].text.lower() if token.i > 0 else "", words("places_with_article")
+    if (new.lower() in places) != (old.lower() in places) and before != "the":
         return "check.near_miss_place_article"
     if any(t.tag_ == "JJS" for t in doc):
         return "check.near_miss_superlative"
@@ -160,13 +161,8 @@ def _quantifier(doc, a, made):
     return None
 
 
-VETOES = {
-    "hedging": _hedging,
-    "negation": _negation,
-    "entity_swap": _entity_swap,
-    "near_miss": _near_miss,
-    "quantifier": _quantifier,
-}
+VETOES = dict(hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss)
+VETOES["quantifier"] = _quantifier
 
 
 def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
@@ -210,7 +206,7 @@ def lost_word(text: str) -> bool:
 CUT_WORDS = 20
 
 
-def anchor_veto(text: str) -> str | None:
+def anchor_veto(text: str, doc=None) -> str | None:
     """Why no pair is made from an anchor at all (every pair would carry its flaw), or None."""
     if lost_word(text):
         return "anchor.lost_word"
@@ -218,7 +214,21 @@ def anchor_veto(text: str) -> str | None:
         return "anchor.cut_off"
     if _A_PLURAL.search(text):
         return "anchor.article_before_plural"
-    return None
+    return "anchor.agreement_error" if doc is not None and _disagrees(doc) else None
+
+
+def _disagrees(doc) -> bool:
+    """A present-tense verb that disagrees with its noun subject ("Two dogs runs", "The man play"); not in a
+    headline, nor with a name, a coordinated or bare subject or a noun of either number (agreement_free_nouns)."""
+    root = next(t for t in doc if t.dep_ == "ROOT")
+    verb = min([c for c in root.children if c.dep_ in ("aux", "auxpass")] + [root], key=lambda t: t.i)
+    subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < verb.i), None)
+    if subj is None or subj.ent_type_ or subj.conjuncts or headline(doc) and not doc.text.islower():
+        return False
+    near = doc[verb.i - 1]  # "the forces in europe treaty limits": the parse is in doubt
+    free = subj.lemma_.lower() in words("agreement_free_nouns") or near.tag_ in ("NN", "NNS") and near.tag_ != subj.tag_
+    marked = any(c.dep_ in ("det", "nummod", "amod", "poss") for c in subj.children)  # not "Squyres is"
+    return marked and not free and (verb.tag_, subj.tag_) in {("VBZ", "NNS"), ("VBZ", "NNPS"), ("VBP", "NN")}
 
 
 # "A" before a plural that shows its number in every form (a typo in the source): every pair
