@@ -8,7 +8,6 @@ import pytest
 
 from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
-from pairbench.generated_suites.edits import Made
 from pairbench.generated_suites.generate import generate, load_parser, try_anchor
 
 
@@ -55,10 +54,7 @@ CASES = [
 @pytest.mark.parametrize(("category", "anchor", "expected"), CASES)
 def test_case(nlp, category, anchor, expected):
     made = try_anchor(nlp, anchor, category)
-    if expected.count(".") == 1 and expected.endswith(".") and " " in expected:
-        assert isinstance(made, Made) and made.text == expected
-    else:
-        assert made == expected
+    assert getattr(made, "text", made) == expected
 
 
 def test_agreement_error_refuses_every_category_of_its_anchor(nlp):
