@@ -75,3 +75,13 @@ def planned_jobs(workdir: Path, *args: str) -> list[tuple[str, str]]:
         out = re.search(r"^    output: (.*)$", match.group(2), re.MULTILINE)
         jobs.append((match.group(1), out.group(1) if out else ""))
     return sorted(jobs)
+
+
+@pytest.fixture(scope="session")
+def nlp():
+    """The generated suites' default parser (en_core_web_sm from its PyPI package), loaded once."""
+    from pairbench.core.sources import locate_local, parse_source
+    from pairbench.generated_suites.config import DEFAULT_PARSER
+    from pairbench.generated_suites.generate import load_parser
+
+    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))

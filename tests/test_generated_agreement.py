@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.core.sources import locate_local, parse_source
-from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
-from pairbench.generated_suites.generate import generate, load_parser, try_anchor
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
-
+from pairbench.generated_suites.config import SuiteSettings
+from pairbench.generated_suites.generate import generate, try_anchor
 
 CASES = [
     # category, anchor, refusal id or the made sentence (kept)

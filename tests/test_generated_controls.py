@@ -7,19 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites import registry
 from pairbench.generated_suites.check import check_pair
-from pairbench.generated_suites.config import DEFAULT_PARSER
 from pairbench.generated_suites.controls import detail_difference, other_paraphrase_veto
 from pairbench.generated_suites.edits import Refuse
-from pairbench.generated_suites.generate import Context, Generated, apply_rules, load_parser
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
-
+from pairbench.generated_suites.generate import Context, Generated, apply_rules
 
 NOUN_ALONE = "a noun in one sentence only with nothing in its place (amid election tensions / over election)"
 CONTROLS = [

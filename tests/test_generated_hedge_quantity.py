@@ -6,17 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.core.sources import locate_local, parse_source
-from pairbench.generated_suites.config import DEFAULT_PARSER
 from pairbench.generated_suites.controls import compound
-from pairbench.generated_suites.generate import load_parser, try_anchor
+from pairbench.generated_suites.generate import try_anchor
 from pairbench.generated_suites.vetoes import _speller, misspelt
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
-
 
 CASES = [
     # anchor, category, the pair made (or the refusal id)

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.core.sources import locate_local, parse_source
-from pairbench.generated_suites.config import DEFAULT_PARSER
-from pairbench.generated_suites.generate import load_parser, try_anchor
+from pairbench.generated_suites.generate import try_anchor
 from pairbench.generated_suites.vetoes import pair_veto
 
 MADE = [
@@ -57,11 +55,6 @@ REFUSED = [
     ("A man plays the guitar and sings.", "check.negation_coordinated_verbs"),
     ("A girl is wearing a skirt and boots.", "check.negation_coordinated_verbs"),
 ]
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
 
 
 @pytest.mark.parametrize("anchor, pair", MADE, ids=[f"m{i}" for i in range(len(MADE))])

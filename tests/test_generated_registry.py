@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites import registry
-from pairbench.generated_suites.config import DEFAULT_PARSER, SuiteSettings
+from pairbench.generated_suites.config import SuiteSettings
 from pairbench.generated_suites.edits import Made, Refuse
-from pairbench.generated_suites.generate import FALLBACKS, RULES, example_context, generate, load_parser, try_anchor
+from pairbench.generated_suites.generate import FALLBACKS, RULES, example_context, generate, try_anchor
 from pairbench.generated_suites.lexicon import LexiconError, names, words
 
 PACKAGE = REPO / "src" / "pairbench" / "generated_suites"
@@ -28,11 +27,6 @@ def _examples():
             yield pytest.param(rid, "refuse", example, id=f"{rid}-refuse-{i}")
         for i, example in enumerate(record.keep):
             yield pytest.param(rid, "keep", example, id=f"{rid}-keep-{i}")
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
 
 
 def _suite_level(nlp, rid, example):

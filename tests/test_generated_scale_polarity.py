@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites.check import control_difference
-from pairbench.generated_suites.config import DEFAULT_PARSER
 from pairbench.generated_suites.edits import Made
-from pairbench.generated_suites.generate import load_parser, try_anchor
+from pairbench.generated_suites.generate import try_anchor
 from pairbench.generated_suites.lexicon import table, words
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
 
 
 @pytest.mark.parametrize(

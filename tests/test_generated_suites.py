@@ -31,7 +31,6 @@ from pairbench.generated_suites.generate import (
     Context,
     apply_rule,
     build_suite,
-    load_parser,
 )
 from pairbench.generated_suites.rules_lexical import indefinite_article
 from pairbench.generated_suites.rules_near_miss import entity_inventory
@@ -46,11 +45,6 @@ from pairbench.study.anchored import (
 from pairbench.study.suite import load_suite
 
 SMOKE = REPO / "resources" / "smoke" / "graded_sts"
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
 
 
 @pytest.fixture(scope="module")

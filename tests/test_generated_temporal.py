@@ -7,18 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pairbench.core.sources import locate_local, parse_source
 from pairbench.generated_suites.check import check_pair
-from pairbench.generated_suites.config import DEFAULT_PARSER
 from pairbench.generated_suites.edits import Refuse
-from pairbench.generated_suites.generate import Context, Generated, apply_rules, load_parser
+from pairbench.generated_suites.generate import Context, Generated, apply_rules
 from pairbench.generated_suites.rules_temporal import temporal_headline
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(locate_local(parse_source(DEFAULT_PARSER)))
-
 
 OBJECT = "a date, duration, number or audience as the object (Before 2001, Ahead of Monday)"
 CASES = [

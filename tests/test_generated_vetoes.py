@@ -117,11 +117,6 @@ PARAPHRASES = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def nlp():
-    return gen.load_parser(locate_local(parse_source(DEFAULT_PARSER)))
-
-
 @pytest.mark.parametrize(
     "category, anchor, made, rule, expected", PAIRS, ids=[f"{p[0]}-{i}" for i, p in enumerate(PAIRS)]
 )
