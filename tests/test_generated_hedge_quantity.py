@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.generated_suites.controls import compound
 from pairbench.generated_suites.generate import try_anchor
-from pairbench.generated_suites.vetoes import _speller, misspelt
+from pairbench.generated_suites.vetoes import _speller, compound, misspelt
 
 CASES = [
     # anchor, category, the pair made (or the refusal id)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from lemminflect import getAllLemmas
-
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
 from pairbench.generated_suites.vetoes import fragment_veto
@@ -125,18 +123,6 @@ def other_paraphrase_veto(text: str, nlp) -> str | None:
     if why is None and _MAYBE_STRAY.search(text) and matches(nlp(text), _STRAY):
         why = "negative_control.stray_possessive"
     return why
-
-
-def compound(word: str, speller) -> bool:
-    """Two known words, a noun or adjective then a noun or verb, no stop word (smartphone; not eachother),
-    one edit from no known word (writting), no -ly (publically); ``is_oov`` can't tell: no vectors."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    if word.endswith("ly") or speller.known(speller.edit_distance_1(word)):
-        return False
-    parts = [(word[:i], word[i:]) for i in range(3, len(word) - 2)]
-    known = [(h, t) for h, t in parts if h in speller and t in speller and not {h, t} & STOP_WORDS]
-    return any({"NOUN", "ADJ"} & set(getAllLemmas(h)) and {"NOUN", "VERB"} & set(getAllLemmas(t)) for h, t in known)
 
 
 def _open_compound(x, y) -> bool:

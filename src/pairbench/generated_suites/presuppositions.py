@@ -23,9 +23,8 @@ def presupposed(doc, root, negs) -> str | None:
     later = [c for c in root.children if c.dep_ == "conj" and not has_subject(c)]
     timed = later and _timed(root, later[0].i) and any(_timed(c, len(doc), True) for c in later)
     if timed or any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for c in later for g in c.children):
-        return (
-            "negation.coordinated_clause"  # "escaped and is now sought", "arrived on Monday and was unpacked by noon"
-        )
+        # "escaped and is now sought", "arrived on Monday and was unpacked by noon"
+        return "negation.coordinated_clause"
     after = [t for t in doc[root.i + 2 :] if doc[t.i - 1].text == "," and t.lower_ not in words("linking_participles")]
     if any(t.tag_ == "VBG" or t.tag_ == "VBN" and t.head == root for t in after):  # ", making X", ", helped by Y"
         return "negation.participle_clause"
@@ -63,9 +62,10 @@ def _clause_verb(t) -> bool:
 
 
 def framed(doc, root) -> str | None:
-    """Why a change of the clause would miss its claim, with or without a not: the claim sits in a noun's clause,
-    after a colon, in a frame of feeling or appearance, a participle of saying or a restating as clause; or the parse
-    took a participle for the verb or a typo for its subject ("A girl playing is ...", "... in it's mouth")."""
+    """Why a change of the clause would miss its claim, with or without a not: the claim sits in a
+    noun's clause, after a colon, in a frame of feeling or appearance, in a participle of saying or
+    a restating as clause; or the parse took a participle for the clause's verb or a typo for its
+    subject ("A girl playing is a pile of balls", "A dog swimming with a stick in it's mouth")."""
     children = list(root.children)
     claims = [c for c in children if c.dep_ == "dobj" and c.lemma_.lower() in words("claim_nouns")]
     if any(g.dep_ in ("acl", "relcl", "ccomp") for c in claims for g in c.children):

@@ -161,8 +161,13 @@ def _quantifier(doc, a, made):
     return None
 
 
-VETOES = dict(hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss)
-VETOES["quantifier"] = _quantifier
+VETOES = {
+    "hedging": _hedging,
+    "negation": _negation,
+    "entity_swap": _entity_swap,
+    "near_miss": _near_miss,
+    "quantifier": _quantifier,
+}
 
 
 def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
@@ -286,6 +291,18 @@ _BRITISH = (
 )
 
 
+def compound(word: str, speller) -> bool:
+    """Two known words, a noun or adjective then a noun or verb, no stop word (smartphone; not eachother),
+    one edit from no known word (writting), no -ly (publically); ``is_oov`` can't tell: no vectors."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    if word.endswith("ly") or speller.known(speller.edit_distance_1(word)):
+        return False
+    parts = [(word[:i], word[i:]) for i in range(3, len(word) - 2)]
+    known = [(h, t) for h, t in parts if h in speller and t in speller and not {h, t} & STOP_WORDS]
+    return any({"NOUN", "ADJ"} & set(getAllLemmas(h)) and {"NOUN", "VERB"} & set(getAllLemmas(t)) for h, t in known)
+
+
 def misspelt(text: str) -> bool:
     """A lower-case word that no English word list knows (pyspellchecker's, British spellings
     read in their American form): a typo or a word cut off by the source ("The man slced through a
@@ -295,8 +312,6 @@ def misspelt(text: str) -> bool:
         return False
     stripped = (w.strip(".,;:!?\"'()[]‘’“”") for w in text.split())
     words = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()]
-    from pairbench.generated_suites.controls import compound  # controls imports this module
-
     speller = _speller()
     for word in speller.unknown(words):
         forms = {re.sub(pattern, into, word) for pattern, into in _BRITISH}
