@@ -77,9 +77,9 @@ def planned_jobs(workdir: Path, *args: str) -> list[tuple[str, str]]:
     return sorted(jobs)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def nlp():
-    """The generated suites' default parser (en_core_web_sm from its PyPI package), loaded once."""
+    """The generated suites' default parser (en_core_web_sm from its PyPI package), loaded once per test module."""
     from pairbench.core.sources import locate_local, parse_source
     from pairbench.generated_suites.config import DEFAULT_PARSER
     from pairbench.generated_suites.generate import load_parser
