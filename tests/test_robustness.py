@@ -6,6 +6,7 @@ of the workflow in a temporary folder) and read what reaches the terminal.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -65,13 +66,21 @@ def job_processes(group_leader: int, script: str) -> list[int]:
     return pids
 
 
+def _has_a_line(path: Path) -> bool:
+    return path.exists() and path.stat().st_size > 0
+
+
 def start_and_stop(workdir: Path, sig: int, job_log: str, *args: str, whole_run: bool) -> int:
-    """Start `snakemake ARGS`; once the job writing ``job_log`` has started, send it ``sig``.
+    """Start `snakemake ARGS`; once the job writing ``job_log`` has logged its first line, send it ``sig``.
 
     ``whole_run``: the signal goes to the run's whole process group, as Ctrl-C in a terminal
     does; otherwise only to the job's own process, as an out-of-memory killer or a node failure does.
+    The job is paused (SIGSTOP) the moment its log has a line (it is loading the model, inside
+    its logging) and resumed after the signal, so the signal lands mid-job however slow or loaded
+    the machine is.
     """
     console_log = workdir / "console.txt"
+    script = Path(job_log).parts[2] + ".py"  # results/logs/<rule>/...: the rule's script
     with open(console_log, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "snakemake", *args],
@@ -81,18 +90,23 @@ def start_and_stop(workdir: Path, sig: int, job_log: str, *args: str, whole_run:
             start_new_session=True,
         )
         deadline = time.monotonic() + 300
-        while not (workdir / job_log).exists() and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-        # Inside the job (its log is open): torch and the model are still loading, which takes longer
-        # than this on any machine, so the signal lands before the shard can be complete.
-        time.sleep(0.3)
-        assert proc.poll() is None, f"the run ended before it could be stopped:\n{console_log.read_text()[-3000:]}"
+        while not _has_a_line(workdir / job_log) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        job = job_processes(proc.pid, script)
+        for pid in job:
+            os.kill(pid, signal.SIGSTOP)
+        assert job and proc.poll() is None, (
+            f"the run ended before it could be stopped:\n{console_log.read_text()[-3000:]}"
+        )
+        assert not (workdir / SHARD).exists(), "the job finished before it could be paused"
         if whole_run:
             os.killpg(proc.pid, sig)
         else:
-            script = Path(job_log).parts[2] + ".py"  # results/logs/<rule>/...: the rule's script
-            for pid in job_processes(proc.pid, script):
+            for pid in job:
                 os.kill(pid, sig)
+        for pid in job:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
         return proc.wait(timeout=120)
 
 
