@@ -50,7 +50,7 @@ def _one_replace(a, b, allowed) -> bool:
 
 
 def _negation(a, b, variant) -> bool:
-    if variant in ("insert_not", "do_support") and "any" not in a and "some" not in b and b.count("any") == 1:
+    if variant in ("insert_not", "do_support", "caption_not") and "any" not in a:
         b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
     ops = _ops(a, b)
     if variant in ("insert_not", "caption_not", "headline_plan"):
@@ -122,7 +122,7 @@ def _numerical(x: str, y: str) -> bool:
 
 
 def _quantifier(x: str, y: str) -> bool:
-    return any(table(f"quantifiers_{k}").get(x) == y for k in ("plural", "singular", "mass", "partitive"))
+    return any(table(f"quantifiers_{k}").get(x) == y for k in ("plural", "singular", "mass", "partitive", "pronoun"))
 
 
 def check_pair(rule: str, a: str, b: str) -> bool:
@@ -152,6 +152,7 @@ def check_pair(rule: str, a: str, b: str) -> bool:
             [("replace", ["all"], ["some", "of"])],
             [("replace", ["some"], ["all", "the"])],  # "some food" -> "all the food"
             [("replace", ["a", "few"], ["many"])],  # "a few guests" -> "many guests"
+            [("replace", ["no", "one"], ["everyone"])],  # "No one answered" -> "Everyone answered"
         )
     if category == "entity_swap" and variant.endswith("_agreement"):
         gone, new = Counter(ta) - Counter(tb), Counter(tb) - Counter(ta)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lemminflect import getAllLemmas, getInflection
+from lemminflect import getAllLemmas, getInflection, getLemma
 
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, matches
@@ -83,7 +83,7 @@ def claim_clause(doc):
     """The clause that makes the claim: the root, or the reported clause of a verb of saying
     ("Druce will face charges, Conte said" -> "Druce will face charges")."""
     root = single_clause(doc)
-    if root.lemma_.lower() not in saying("claim"):
+    if not _saying_claim(root):
         return root
     reported = [c for c in root.children if c.dep_ == "ccomp"]
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
@@ -92,7 +92,7 @@ def claim_clause(doc):
     )
     if len(reported) != 1 and missed:
         raise Refuse("anchor.saying_claim_missed")
-    if len(reported) == 1 and reported[0].lemma_.lower() in saying("claim"):
+    if len(reported) == 1 and _saying_claim(reported[0]):
         raise Refuse("anchor.report_of_report")
     if len(reported) != 1:
         if root.i > 0 and doc[root.i - 1].dep_ in ("nsubj",) and any(t.text in (",", '"') for t in doc[: root.i]):
@@ -102,6 +102,16 @@ def claim_clause(doc):
     if clause.pos_ not in ("VERB", "AUX") or not has_subject(clause):
         raise Refuse("anchor.reported_claim_verbless")
     return clause
+
+
+def verb_lemmas(token) -> set[str]:
+    """The parser's lemma and, for a verb's tag, lemminflect's (the parser reads "hopes" as a form of "hop")."""
+    return {token.lemma_.lower(), *(getLemma(token.lower_, upos="VERB") if token.tag_.startswith("VB") else ())}
+
+
+def _saying_claim(verb) -> bool:
+    """A verb of saying or attitude whose clause is the claim."""
+    return bool(verb_lemmas(verb) & saying("claim"))
 
 
 def has_subject(verb) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import words
+from pairbench.generated_suites.rules_clause import some_to_any
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
 # Words the subject of a caption may hold: articles, counts, adjectives, nouns.
@@ -50,7 +51,9 @@ def negation_caption(doc, ctx=None) -> Made:
     verbs = [t for t in doc if t.pos_ in ("VERB", "AUX") and t.i != participle.i and t.i >= participle.i]
     if any(t.tag_ != "VBN" or t.dep_ != "amod" for t in verbs):
         raise Refuse("negation.caption_second_verb")
-    return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:caption_not")
+    return Made(
+        rebuild(doc, {participle.i: f"not {participle.text}", **some_to_any(participle)}), "negation:caption_not"
+    )
 
 
 def hedging_caption(doc, ctx=None) -> Made:

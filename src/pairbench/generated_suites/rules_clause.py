@@ -11,6 +11,7 @@ from pairbench.generated_suites.edits import (
     claim_clause,
     clear_scope,
     finite_verb,
+    has_subject,
     headline,
     headline_plan,
     inflect,
@@ -93,7 +94,7 @@ def caption_state(doc, root, finite) -> bool:
 
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
-    root = claim_clause(doc)
+    root = framed_claim(claim_clause(doc))
     negs, rid = [c for c in root.children if c.dep_ == "neg"], "negation.other_negative_words"
     aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
     others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg"]
@@ -123,7 +124,7 @@ def negation(doc, ctx=None) -> Made:
         rest = doc[after.i : after.i + 2].text.lower() if after is not None else ""
         if after is not None and after.lower_ in words("not_before") and rest != "so far":
             raise Refuse("negation.not_before_adverb")
-        return Made(rebuild(doc, {finite.i: _with_not(finite), **_some_to_any(root)}), "negation:insert_not")
+        return Made(rebuild(doc, {finite.i: _with_not(finite), **some_to_any(root)}), "negation:insert_not")
     if root.tag_ not in DO_FORMS:
         raise Refuse("anchor.no_finite_verb")
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
@@ -136,7 +137,23 @@ def negation(doc, ctx=None) -> Made:
     if adverb_before(doc, root) and doc[root.i - 1].lower_ not in words("hedge_adverbs"):  # "reportedly did not" reads
         raise Refuse("negation.adverb_before_verb")
     do = DO_FORMS[root.tag_]
-    return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}", **_some_to_any(root)}), "negation:do_support")
+    return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}", **some_to_any(root)}), "negation:do_support")
+
+
+def framed_claim(root):
+    """ "I'm afraid we are out of stock", "She is sure that X": the clause after be and a frame adjective
+    (lexicon frame_adjectives) is the claim, as a reported clause is after a verb of saying."""
+    if root.lemma_ != "be" or not any(
+        c.dep_ == "acomp" and c.lower_ in words("frame_adjectives") for c in root.children
+    ):
+        return root
+    tied = [g for c in root.children if c.dep_ == "acomp" for g in c.children]
+    clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
+    if not clauses and not any(c.lower_ == "so" for c in root.children):
+        return root  # "I'm afraid of dogs", "sure to win": the not goes to the adjective
+    if len(clauses) != 1 or not has_subject(clauses[0]):  # "I'm afraid so": the claim is elsewhere
+        raise Refuse("negation.speaker_frame")
+    return clauses[0]
 
 
 def _past_clause(doc, root) -> bool:
@@ -179,10 +196,19 @@ def _count_refusal(subj, root, definite) -> str | None:
     return None
 
 
-def _some_to_any(root) -> dict:
-    """ "is preparing some food" -> "is not preparing any food" ("not preparing some food" denies nothing)."""
-    dets = [d for o in root.children if o.dep_ == "dobj" for d in o.children if d.dep_ == "det" and d.lower_ == "some"]
-    return {d.i: match_case("any", d.text) for d in dets}
+SCOPE_DEPS = ("dobj", "dative", "prep", "pobj", "conj")  # a verb's objects and phrases, and theirs
+
+
+def some_to_any(verb) -> dict:
+    """ "is preparing some food" -> "is not preparing any food", and a some in a phrase after the verb or on
+    its object ("building a tower with some blocks" -> "with any blocks"; "to some of them" -> "to any of them"):
+    "not preparing some food" denies nothing."""
+    reach, found = [c for c in verb.children if c.dep_ in SCOPE_DEPS[:3] and c.i > verb.i], []  # no verb conj
+    while reach:
+        t = reach.pop()
+        found += [d for d in (t, *t.children) if d.lower_ == "some" and (d.dep_ == "det" or d is t)]
+        reach += [c for c in t.children if c.dep_ in SCOPE_DEPS]
+    return {d.i: match_case("any", d.text) for d in found}
 
 
 def _there_bare(root) -> bool:
@@ -233,6 +259,10 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
             return why
     if not negs and any(t.lower_ in words("frequency_adverbs") for t in doc):
         return "negation.frequency_adverb"
+    if not negs and any(doc[m.start] == root or doc[m.start].head == root for m in matches(doc, "negation.yet_to")):
+        return "negation.yet_to"  # "has yet to reply" -> "does not have yet to reply"
+    if not negs and any(t.lower_ in words("focus_particles") and _in_scope(t, root) for t in doc[finite.i + 1 :]):
+        return "negation.not_with_focus_word"  # "has lost only one game" -> "has not lost only one game"
     for rid in ("negation.somewhere_after_verb", "negation.death_with_age"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
@@ -257,6 +287,15 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         if any(t.lower_ in words("polarity_items") for t in doc[negs[0].i :]):
             return "negation.polarity_word"
     return None
+
+
+def _in_scope(token, root) -> bool:
+    """A word of the clause's own verb phrase, not of a clause within it ("molecules that can only be made")."""
+    while token != root:
+        if token.dep_ in ("relcl", "acl", "advcl", "ccomp", "pcomp", "csubj", "parataxis", "appos", "ROOT"):
+            return False
+        token = token.head
+    return True
 
 
 def saying_alone(root, also=()) -> bool:

@@ -16,6 +16,7 @@ from pairbench.generated_suites.edits import (
     match_case,
     reads_title_case,
     rebuild,
+    verb_lemmas,
 )
 from pairbench.generated_suites.lexicon import saying, words
 from pairbench.generated_suites.patterns import matches
@@ -139,7 +140,7 @@ _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id,
     ("hedging.emphatic_do", lambda d, r, f: f.lemma_ == "do" and f.i != r.i),
     ("hedging.past_perfect", lambda d, r, f: f.lemma_ == "have" and f.tag_ == "VBD" and f.i != r.i),
     ("hedging.be_to", lambda d, r, f: f.lemma_ == "be" and d[f.i + 1 : f.i + 2].text.lower() == "to"),
-    ("hedging.hoped_claim", lambda d, r, f: r.dep_ == "ccomp" and r.head.lemma_.lower() in words("wishing_verbs")),
+    ("hedging.hoped_claim", lambda d, r, f: r.dep_ == "ccomp" and verb_lemmas(r.head) & words("wishing_verbs")),
     ("hedging.wishing_present", lambda d, r, f: verb_base(r) in words("wishing_verbs") and f.tag_ in ("VBZ", "VBP")),
     ("hedging.progressive_passive", lambda d, r, f: any(c.lower_ == "being" and "aux" in c.dep_ for c in r.children)),
     (

@@ -8,12 +8,15 @@ from pairbench.generated_suites.edits import Made, Refuse, title_case
 from pairbench.generated_suites.gazetteer import kind_of, organisation, place_or_group, same_thing
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
-from pairbench.generated_suites.rules_lexical import number_refusal, number_value, numbers_in
+from pairbench.generated_suites.rules_lexical import count_bound, number_refusal, number_value, numbers_in
 from pairbench.generated_suites.rules_step import small_step
 
 # The types near_miss replaces, each within a fine type it can check (see fine_type).
 ENTITY_TYPES = ("PERSON", "GPE", "ORG", "NORP", "CARDINAL", "MONEY", "PERCENT")
 _NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
+# The numerical rule's refusals of ten times a count: a near miss stays within a factor of five
+# (``modest_change``) and under ``_too_large``'s ceiling instead.
+_TEN_TIMES = ("numerical.large_total", "numerical.x10_passes_noun_bound")
 
 
 def _title(token) -> bool:
@@ -178,8 +181,21 @@ def _entity_refusal(doc, ent) -> str | None:
     if ent.label_ in ("MONEY", "PERCENT") and counts > 1 + sum(t.like_num for t in ent[1:]):
         return "numerical.several_numbers"
     if ent.label_ == "CARDINAL":
-        return "numerical.several_numbers" if len(ent) != 1 or counts != 1 else number_refusal(doc, ent[0])
+        if len(ent) != 1 or counts != 1:
+            return "numerical.several_numbers"
+        why = number_refusal(doc, ent[0])
+        return None if why in _TEN_TIMES else why
     return None
+
+
+def _too_large(ent, new: str) -> bool:
+    """A count replaced by one past the bound of its noun (two players sent off: not 20), or a large
+    total (5,000 boxes, 1,000 or more) by a larger one, which may pass what exists."""
+    if ent.label_ != "CARDINAL":
+        return False
+    value, old = amount(new) or 0, amount(ent.text) or 0
+    bound = count_bound(ent[0])
+    return bound is not None and value > bound or old >= 1000 and value > old
 
 
 def near_miss(doc, ctx) -> Made:
@@ -220,6 +236,7 @@ def near_miss(doc, ctx) -> Made:
             and not same_thing(t, ent.text)
             and (ent.label_ not in _NUMERIC_TYPES or same_number_form(ent.text, t) and modest_change(ent.text, t))
             and t.lower() != step  # the numerical rule's small step: the two categories stay apart
+            and not _too_large(ent, t)
         ]
         if not pool:
             continue

@@ -30,6 +30,8 @@ def _quantifier_refusal(doc, token) -> str | None:
         return "quantifier.intensified"
     if _condition(doc):
         return "quantifier.condition_clause"
+    if matches(doc, "quantifier.consequence_link"):
+        return "quantifier.consequence_link"  # "Many shirts run small, so order a size up": the advice rests on many
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if nxt is not None and (nxt.text == "-" or token.whitespace_ == "" and nxt.is_alpha):
         return "quantifier.hyphenated"
@@ -107,6 +109,8 @@ def _partitive(token):
     definite = obj.lower_ in ("them", "us", "these", "those") or bool(dets)
     if not definite or token.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
         return None
+    if token.lower_ == "each" and token.dep_ not in ("nsubj", "nsubjpass"):
+        return None  # "a fine on each of the counts" -> "on none of the counts" reads wrong
     parts = exchanges("partitive")  # a mass noun: "most of the harvest" has no "few of the harvest"
     if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
         keep = {k: v for k, v in parts.items() if v not in ("few", "most") and k not in ("few", "many")}
@@ -143,6 +147,8 @@ def quantifier(doc, ctx=None) -> Made:
     quantities = words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
     for token in doc:
         low = token.lower_
+        if low in exchanges("pronoun") and token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
+            return _pronoun(doc, token)
         if low not in quantities:
             continue
         if (exchange := _quantifier_table(token)) is None:
@@ -167,8 +173,29 @@ def quantifier(doc, ctx=None) -> Made:
             raise Refuse("quantifier.double_negative")
         if new == "no" and token.head.dep_ == "pobj":
             raise Refuse("quantifier.no_in_phrase")
-        return Made(rebuild(doc, {token.i: match_case(new, token.text)}), f"quantifier:{low}_to_{new.split()[0]}")
+        edits = {token.i: match_case(new, token.text)}
+        if low == "no" and new == "every" and token.head.lower_ == "one" and token.head.i == token.i + 1:
+            edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
+        return Made(rebuild(doc, edits), f"quantifier:{low}_to_{new.split()[0]}")
     raise Refuse("quantifier.no_determiner")
+
+
+def _pronoun(doc, token) -> Made:
+    """ "Nobody answered the phone" -> "Everybody answered the phone": a person pronoun subject of the main verb,
+    exchanged by ``quantifiers_pronoun``, in a clause with no other negation, condition or polarity item."""
+    prev = doc[token.i - 1].lower_ if token.i > 0 else ""
+    if prev in words("quantifier_modifiers") | words("quantifier_intensifiers") | {"almost", "nearly", "hardly"}:
+        raise Refuse("quantifier.modified")  # "almost everyone", "hardly anybody"
+    if _condition(doc):
+        raise Refuse("quantifier.condition_clause")
+    if matches(doc, "quantifier.consequence_link"):
+        raise Refuse("quantifier.consequence_link")  # "Nobody came, so we left" -> "Everybody came, so we left"
+    if any(t.dep_ == "neg" or t.lower_ in words("negative_words") for t in doc if t.i != token.i):
+        raise Refuse("quantifier.double_negative")  # "Nobody did not come", "Everyone left, none stayed"
+    if _unlicensed(doc, token, token.head):
+        raise Refuse("quantifier.unlicensed_polarity")  # "Nobody has ever climbed it" -> "Everybody has ever ..."
+    new = exchanges("pronoun")[token.lower_]
+    return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
 
 
 def _plural_after(doc, token):
@@ -200,6 +227,8 @@ def quantifier_positional(doc, ctx=None) -> Made:
     token = found[0]
     if _condition(doc) or token.lower_ == "few" and _unlicensed(doc, token, None):
         raise Refuse("quantifier.condition_clause" if _condition(doc) else "quantifier.unlicensed_polarity")
+    if matches(doc, "quantifier.consequence_link"):
+        raise Refuse("quantifier.consequence_link")
     noun = _plural_after(doc, token)  # a preposition before the quantifier reads as its modifier
     mods = words("quantifier_modifiers") | words("quantifier_intensifiers") | {"in", "on", "for", "to", "with", "by"}
     if noun is None or token.i > 0 and doc[token.i - 1].lower_ in mods | {"from"}:

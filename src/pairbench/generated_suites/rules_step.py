@@ -94,7 +94,7 @@ def _step_refusal(doc, token) -> str | None:
     why = article_refusal(doc, token, new)
     if why is not None:
         return why
-    if _tied(doc):
+    if _tied(doc, token):
         return "numerical.tied_count"
     bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
@@ -147,11 +147,15 @@ def _calendar_day(token) -> bool:
     return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in words("month_words") for t in beside)
 
 
-def _tied(doc) -> bool:
-    """A word that ties a count to others; a reciprocal ties none ("two girls hug each other")."""
+def _tied(doc, token) -> bool:
+    """A word that ties a count to others; a reciprocal ties none ("two girls hug each other"), nor
+    a determiner of a noun other than the one counted ("each nurse cares for six patients")."""
     pairs = table("reciprocals")
-    reciprocal = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
-    return any(t.lower_ in words("tied_count_words") and t.i not in reciprocal for t in doc)
+    free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
+    if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
+        counted = token.head.lemma_.lower()
+        free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
+    return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)
 
 
 def _value(text: str) -> float:

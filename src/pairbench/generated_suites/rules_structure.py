@@ -91,6 +91,8 @@ def entity_swap(doc, ctx=None) -> Made:
         raise Refuse("entity_swap.bare_object_of_play")
     if any(c.dep_ == "xcomp" and c.i > obj.i for c in root.children):
         raise Refuse("entity_swap.object_complement")
+    if _second_verb_of_subject(root, obj):
+        raise Refuse("entity_swap.subject_of_second_verb")
     a, b = argument(subj), argument(obj)
     if a.start > 0 and doc[a.start - 1].text == ":" and a[0].text[:1].isupper():
         raise Refuse("entity_swap.subject_after_colon")
@@ -122,6 +124,22 @@ def entity_swap(doc, ctx=None) -> Made:
     out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + tail_a
     out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + tail_b + "".join(tokens[b.end :])
     return Made(out.strip(), rule)
+
+
+def _second_verb_of_subject(root, obj) -> bool:
+    """A verb after the object whose unstated subject is the root's: a conjunct without a subject
+    ("besieged the rebels but failed to take the city"), a participle or infinitive of an adverbial
+    clause ("called the strike to force talks"), or a participle after a preposition of
+    ``subject_adverbials`` ("locked the door before leaving"): the swap would give it the object."""
+    for c in (c for c in root.children if c.i > obj.i):
+        verbs = [c] if c.dep_ in ("conj", "advcl") and c.pos_ in ("VERB", "AUX") else []
+        if c.dep_ == "advcl" and c.tag_ not in ("VB", "VBG", "VBN"):
+            verbs = []  # a finite adverbial clause has a subject of its own
+        if c.dep_ == "prep" and c.lower_ in words("subject_adverbials"):
+            verbs = [g for g in c.children if g.dep_ == "pcomp" and g.tag_ == "VBG"]
+        if any(not any(k.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for k in v.children) for v in verbs):
+            return True
+    return False
 
 
 def _agreeing_auxiliary(root, a, b):

@@ -14,8 +14,9 @@ import re
 from lemminflect import getAllLemmas, getInflection
 
 from pairbench.generated_suites.edits import Made, headline
-from pairbench.generated_suites.lexicon import saying, words
+from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.rules_lexical import number_value
 
 FINITE = {"VBZ", "VBD", "VBP"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -178,8 +179,18 @@ def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
     return check(doc, a, made) if check else None
 
 
+# "there" before a form of "be" (there are two shops / the village has two shops): no content word
+_THERE_BE = re.compile(r"(?i)\bthere(?=(?:'s|\s+(?:is|are|was|were|has been|have been|had been)\b))")
+
+
 def _content(text: str) -> set[str]:
-    return {w.lower().strip("'") for w in _WORD.findall(text)} - words("stop_words")
+    """The content words of ``text``, a possessive read as its noun (Taiwan's / Taiwan), a hedge as its
+    kind (may / might): no function word, no existential "there", no number word (the checks of
+    ``check.control_difference`` compare numbers and hedges first: six / 6, ten / 10 alike)."""
+    hedges = table("control_hedges")
+    found = {w.lower().strip("'").removesuffix("'s") for w in _WORD.findall(_THERE_BE.sub("", text))}
+    found -= words("stop_words") | words("count_word_values")
+    return {hedges.get(w, w) for w in found if number_value(w) is None}
 
 
 def _sentences(text: str) -> int:
