@@ -64,8 +64,7 @@ def reduced_passive(doc, root) -> bool:
     lemma = verb_base(root)
     if lemma in words("no_passive_verbs"):
         return False
-    participles = {p.lower() for p in getInflection(lemma, tag="VBN") or ()}
-    if root.lower_ not in participles:
+    if root.lower_ not in _forms(root):
         return False
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
     if after is not None and after.lower_ in words("move_adverbs"):
@@ -88,8 +87,9 @@ def caption_state(doc, root, finite) -> bool:
         return False
     if subject.tag_ == "NNS" and not any(c.dep_ == "prt" for c in root.children):
         return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
-    participles = {p.lower() for p in getInflection(verb_base(root), tag="VBN") or ()}
-    return root.lower_ in participles and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children)
+    return root.lower_ in _forms(root) and not any(
+        c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children
+    )
 
 
 def negation(doc, ctx=None) -> Made:
@@ -159,6 +159,8 @@ def framed_claim(root):
 def _past_clause(doc, root) -> bool:
     """A clause's past verb: with a named subject ("Cisco pared spending."), or a headline's with an object, a verb
     whose passive takes none and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
+    if root.lower_ in _forms(root, "VBD") - _forms(root):
+        return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
     named = [c for c in root.children if c.dep_ == "nsubj" and c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
     if doc[-1].text == ".":
         return bool(named)
@@ -169,6 +171,11 @@ def _past_clause(doc, root) -> bool:
         return False
     passives = words("ditransitive_verbs") | words("object_passives")
     return any(c.dep_ == "dobj" for c in root.children) and verb_base(root) not in passives
+
+
+def _forms(verb, tag: str = "VBN") -> set[str]:
+    """The verb's lemma inflected for ``tag``, lower case (past participles: "flown" for "flew")."""
+    return {p.lower() for p in getInflection(verb_base(verb), tag=tag) or ()}
 
 
 def _with_not(finite) -> str:
@@ -275,6 +282,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     if not negs and _there_bare(root):
         return "negation.there_is_bare_noun"
     weak = words("weak_modals")
+    if any(c.dep_ == "nsubj" and c.lower_ in words("speaker_pronouns") for c in root.children):
+        weak = weak | {"could"}  # "We could go to the beach": a suggestion, which "could not go" does not deny
     if finite.lower_ in weak or any(c.lower_ in weak for c in root.children if c.dep_ == "aux"):
         return "negation.modal_of_possibility"
     amounts = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from pairbench.generated_suites.edits import Made, Refuse, finite_verb, headline_plan, match_case, single_clause
+from pairbench.generated_suites.edits import (
+    Made,
+    Refuse,
+    finite_verb,
+    headline,
+    headline_plan,
+    match_case,
+    single_clause,
+)
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import dep_matches, matches
 
@@ -17,26 +25,46 @@ def argument(token):
     if token.pos_ not in ("NOUN", "PROPN"):
         raise Refuse("entity_swap.not_a_noun_phrase")
     span = list(token.subtree)
-    if any(t.tag_ in _PRONOUN_TAGS for t in span):
+    speaker = [t for t in span if t.tag_ == "PRP$" and t.lower_ not in words("third_person_pronouns")]  # my, our
+    if any(t.tag_ in _PRONOUN_TAGS and t not in speaker for t in span):
         raise Refuse("entity_swap.pronoun_in_argument")
-    if any(not (t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'")) for t in span):
+    if not all(t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'") or _inner(t) for t in span):
         raise Refuse("entity_swap.symbols_in_argument")
-    if any(t.dep_ not in _SPAN_OK and t.i != token.i for t in span):
+    if any(t.dep_ not in _SPAN_OK and t.i != token.i and not _of_phrase(t, token) for t in span):
         raise Refuse("entity_swap.complex_argument")
-    if span[-1].i - span[0].i + 1 != len(span) or span[-1].i != token.i:
+    end = span[-1]  # the head, or the object of its "of" (a piece of paper, the mayor of Chicago)
+    if end.i - span[0].i + 1 != len(span) or end.i != token.i and not (end.dep_ == "pobj" and _of_phrase(end, token)):
         raise Refuse("entity_swap.discontiguous_argument")
     if span[0].lower_ in ("a", "an") and token.tag_ in ("NNS", "NNPS"):
         raise Refuse("entity_swap.a_before_plural")
     doc = token.doc
-    if token.i + 2 < len(doc) and doc[token.i + 1].text == "," and doc[token.i + 2].tag_ in ("NN", "NNS"):
+    if end.i + 2 < len(doc) and doc[end.i + 1].text == "," and doc[end.i + 2].tag_ in ("NN", "NNS"):
         raise Refuse("entity_swap.missed_list")
     before = doc[span[0].i - 1] if span[0].i > 0 else None
-    after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    after = doc[end.i + 1] if end.i + 1 < len(doc) else None
     if (before is not None and before.whitespace_ == "" and (before.is_alpha or before.text == "-")) or (
-        token.whitespace_ == "" and after is not None and (after.is_alpha or after.text == "-")
+        end.whitespace_ == "" and after is not None and (after.is_alpha or after.text == "-")
     ):
         raise Refuse("entity_swap.glued_argument")
-    return doc[span[0].i : span[-1].i + 1]
+    return doc[span[0].i : end.i + 1]
+
+
+def _inner(t) -> bool:
+    """A hyphen inside a word (four-year, anti-gay): no space on either side, letters or digits on both."""
+    doc = t.doc
+    if t.text != "-" or t.whitespace_ or t.i == 0 or t.i + 1 == len(doc) or doc[t.i - 1].whitespace_:
+        return False
+    return (doc[t.i - 1].is_alpha or doc[t.i - 1].like_num) and doc[t.i + 1].is_alpha
+
+
+def _of_phrase(t, head) -> bool:
+    """``t`` is the "of" on the argument's head or that "of"'s object, a plain noun phrase of its own
+    (a piece of paper, the mayor of Chicago); not after a share or count (a lot of ducks: its number
+    is the object's, and the verb's agreement with it)."""
+    if head.lower_ in words("share_nouns"):
+        return False
+    of = t if t.dep_ == "prep" else t.head if t.dep_ == "pobj" else None
+    return of is not None and of.dep_ == "prep" and of.lower_ == "of" and of.head == head
 
 
 def _number_unsure(token) -> bool:
@@ -130,9 +158,15 @@ def _second_verb_of_subject(root, obj) -> bool:
     """A verb after the object whose unstated subject is the root's: a conjunct without a subject
     ("besieged the rebels but failed to take the city"), a participle or infinitive of an adverbial
     clause ("called the strike to force talks"), or a participle after a preposition of
-    ``subject_adverbials`` ("locked the door before leaving"): the swap would give it the object."""
+    ``subject_adverbials`` ("locked the door before leaving"): the swap would give it the object.
+    A headline's comma-joined second verb ("Rebels ambush police, kill 7") is a next step of the
+    new subject's too, and stays."""
+    doc = root.doc
+    listed = headline(doc) and not any(c.dep_ == "cc" for c in root.children)
     for c in (c for c in root.children if c.i > obj.i):
         verbs = [c] if c.dep_ in ("conj", "advcl") and c.pos_ in ("VERB", "AUX") else []
+        if listed and c.dep_ == "conj" and doc[c.i - 1].text == ",":
+            verbs = []
         if c.dep_ == "advcl" and c.tag_ not in ("VB", "VBG", "VBN"):
             verbs = []  # a finite adverbial clause has a subject of its own
         if c.dep_ == "prep" and c.lower_ in words("subject_adverbials"):
