@@ -184,7 +184,7 @@ def _pronoun(doc, token) -> Made:
     """ "Nobody answered the phone" -> "Everybody answered the phone": a person pronoun subject of the main verb,
     exchanged by ``quantifiers_pronoun``, in a clause with no other negation, condition or polarity item."""
     prev = doc[token.i - 1].lower_ if token.i > 0 else ""
-    if prev in words("quantifier_modifiers") | words("quantifier_intensifiers") | {"almost", "nearly", "hardly"}:
+    if prev in words("quantifier_modifiers") | words("quantifier_intensifiers"):
         raise Refuse("quantifier.modified")  # "almost everyone", "hardly anybody"
     if _condition(doc):
         raise Refuse("quantifier.condition_clause")
