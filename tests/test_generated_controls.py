@@ -40,7 +40,7 @@ CONTROLS = [
     ("A young boy laying on a sofa with a dog.", "A small boy laying on a sofa with a dog.", None),
     ("A Golden Retriever jumping off a wood porch.", "A golden retriever is jumping off a wooden porch", None),
     ("The black bird is sitting on the ground.", "A blackbird sitting on the ground.",
-     NOUN_ALONE),  # a species, not any black bird
+     registry.reason("positive_control.split_word")),  # a species, not any black bird
     ("A woman puts flour on a piece of meat.", "A woman is putting flour onto some meat.", None),
     ("The police are investigating the theft.", "The theft is being investigated by the police.", None),
     ("Gunmen Surround Libya's Foreign Ministry", "Gunmen surround Libyan foreign ministry", None),

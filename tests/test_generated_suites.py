@@ -102,11 +102,19 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return True  # "some food" -> "all the food": an object's some
     if category == "quantifier" and (gone, new) == (Counter({"a": 1, "few": 1}), Counter({"many": 1})):
         return True  # "a few guests" -> "many guests"
+    if category == "quantifier" and variant.startswith("a_lot_to_") and new == Counter({variant[9:]: 1}):
+        return gone in (
+            Counter({"a": 1, "lot": 1, "of": 1}),
+            Counter({"lots": 1, "of": 1}),
+            Counter({"plenty": 1, "of": 1}),
+        )
     if category == "temporal" and variant in ("ahead_of", "prior_to"):  # "ahead of talks" -> "after talks"
         return gone == Counter(variant.split("_")) and new == Counter({"after": 1})
     if category == "temporal" and variant == "headline":  # "Meet Ahead of Deadline" -> "Meet After Deadline"
         relations = ({"before": 1}, {"ahead": 1, "of": 1}, {"prior": 1, "to": 1})
         return new == Counter({"after": 1}) and any(gone == Counter(r) for r in relations)
+    if category == "numerical" and not gone and new == Counter({"tens": 1, "of": 1}):
+        return "thousands" in tb  # "thousands" -> "tens of thousands"
     if category in ("numerical", "temporal", "quantifier"):
         return sum(gone.values()) == 1 and sum(new.values()) == 1 and len(tokens(a)) == len(tokens(b))
     if category == "negation":
@@ -120,9 +128,10 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
             )
         if variant == "remove_not":
             return not new and set(gone) <= neg | {"ca", "wo"} or set(new) <= {"can", "will"}
-        # do-support: one verb form becomes do + not + base (or back)
-        small, big = (gone, new) if variant == "do_support" else (new, gone)
-        return sum(small.values()) <= 1 and {"not", "n't"} & set(big) and {"do", "does", "did"} & set(big)
+        # do-support: one verb form becomes do + not + base (or back); _coordinated: the verbs after and too
+        small, big = (gone, new) if variant.startswith("do_support") else (new, gone)
+        most = sum(big.values()) - 2 if variant == "do_support_coordinated" else 1
+        return sum(small.values()) <= most and {"not", "n't"} & set(big) and {"do", "does", "did"} & set(big)
     if category == "hedging":
         if variant == "remove_adverb":
             return not new and 1 <= sum(gone.values()) <= 3

@@ -12,6 +12,7 @@ import polars as pl
 
 from pairbench.core.errors import InputProblems, PairbenchError
 from pairbench.core.sts_data import read_delimited, split_file
+from pairbench.generated_suites.audit import pick
 
 
 def _rows(path: Path) -> list[tuple[str, list]]:
@@ -88,6 +89,5 @@ def select_anchors(pairs, *, max_anchors=None, seed=0) -> list[tuple[str, str]]:
         pairs_kept.add(key)
         kept.append((a, p))
     if max_anchors is not None and len(kept) > max_anchors:
-        chosen = np.sort(np.random.default_rng(seed).choice(len(kept), size=max_anchors, replace=False))
-        kept = [kept[i] for i in chosen]
+        kept = pick(np.random.default_rng(seed), kept, max_anchors)
     return kept

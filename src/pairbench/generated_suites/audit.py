@@ -43,17 +43,19 @@ def audit_sample(rows, per_rule: int, seed: int, fallback_rules=frozenset()) -> 
     by_rule = defaultdict(list)
     for row in rows:
         by_rule[row[5]].append(row)
-    picked = []
-    for rule in sorted(set(by_rule) - set(fallback_rules)):
-        mine = by_rule[rule]
-        chosen = sorted(rng.choice(len(mine), size=min(per_rule, len(mine)), replace=False))
-        picked += [mine[i] for i in chosen]
+    mains = sorted(set(by_rule) - set(fallback_rules))
+    picked = [row for rule in mains for row in pick(rng, by_rule[rule], per_rule)]
     sample = [picked[i] for i in rng.permutation(len(picked))]
     for rule in sorted(set(by_rule) & set(fallback_rules)):
-        own, mine = np.random.default_rng([seed + _SEED_OFFSET, zlib.crc32(rule.encode())]), by_rule[rule]
-        for i in sorted(own.choice(len(mine), size=min(per_rule, len(mine)), replace=False)):
-            sample.insert(int(own.integers(len(sample) + 1)), mine[i])
+        own = np.random.default_rng([seed + _SEED_OFFSET, zlib.crc32(rule.encode())])
+        for row in pick(own, by_rule[rule], per_rule):
+            sample.insert(int(own.integers(len(sample) + 1)), row)
     return sample
+
+
+def pick(rng, items: list, k: int) -> list:
+    """``k`` of ``items`` drawn by ``rng`` without replacement (all where fewer), in their order."""
+    return [items[i] for i in sorted(rng.choice(len(items), size=min(k, len(items)), replace=False))]
 
 
 def write_audit_sample(sample, path: str | os.PathLike) -> Path:

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 
 from pairbench.core.io import atomic_path, atomic_write_json, atomic_write_text
-from pairbench.generated_suites.audit import TABLE_COLUMNS
+from pairbench.generated_suites.audit import TABLE_COLUMNS, pick
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES
 from pairbench.generated_suites.registry import reason
 from pairbench.generated_suites.source import plausibility
@@ -23,9 +23,8 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
     rng = np.random.default_rng(settings.seed)
     examples = {}
     for rule in sorted(by_rule):
-        mine = [r for r in rows if r[5] == rule]
-        picks = sorted(rng.choice(len(mine), size=min(N_EXAMPLES, len(mine)), replace=False))
-        examples[rule] = [{"sentence1": mine[i][2], "sentence2": mine[i][3]} for i in picks]
+        picked = pick(rng, [r for r in rows if r[5] == rule], N_EXAMPLES)
+        examples[rule] = [{"sentence1": r[2], "sentence2": r[3]} for r in picked]
     n = generated.n_anchors
     payload = {
         "suite": name,

@@ -131,18 +131,12 @@ def _open_compound(x, y) -> bool:
 
 
 def _form_difference(da, dp) -> str | None:
-    """A demonstrative of another number (these / this), a word split in two (out side / outside; a
-    misspelling is ``vetoes.fragment_veto``'s), a possessive written as a pronoun (your / you), a
+    """A demonstrative of another number (these / this), a possessive written as a pronoun (your / you), a
     verb of another tense or aspect with an adverb added (had / have just had), or a qualifier in
     one sentence only (only, almost, still)."""
     la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
     if any(table("demonstrative_numbers")[w] in _demonstratives(dp) - _demonstratives(da) for w in _demonstratives(da)):
         return "positive_control.demonstrative_number"
-    lone_a = {t.lower_ for t in da if t.is_alpha and len(t) >= 4 and t.lower_ not in lp and t.lemma_.lower() not in lp}
-    lone_p = {t.lower_ for t in dp if t.is_alpha and len(t) >= 4 and t.lower_ not in la and t.lemma_.lower() not in la}
-    joined = {x.lower_ + y.lower_ for d in (da, dp) for x, y in zip(d, d[1:]) if not _open_compound(x, y)}
-    if (lone_a | lone_p) & joined:  # "fire fighters" / "firefighters": a compound, open or closed
-        return "positive_control.split_word"
     pairs = table("possessive_pronouns")
     if any(
         a in pairs and (pairs[a], b) in zip(lp, lp[1:]) and (a, b) not in zip(lp, lp[1:]) for a, b in zip(la, la[1:])
@@ -153,6 +147,16 @@ def _form_difference(da, dp) -> str | None:
     if len({any(f" {q} " in f" {' '.join(s)} " for q in words("control_qualifiers")) for s in (la, lp)}) > 1:
         return "positive_control.qualifier_dropped"  # "also", "as well": words or a two-word qualifier
     return None
+
+
+def _split_word(da, dp) -> str | None:
+    """Two words of one sentence that, joined, are a word of the other only (out side / outside, any
+    one / anyone); a compound of two content words is written either way (fire fighters / firefighters)."""
+    la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
+    lone_a = {t.lower_ for t in da if t.is_alpha and len(t) >= 4 and t.lower_ not in lp and t.lemma_.lower() not in lp}
+    lone_p = {t.lower_ for t in dp if t.is_alpha and len(t) >= 4 and t.lower_ not in la and t.lemma_.lower() not in la}
+    joined = {x.lower_ + y.lower_ for d in (da, dp) for x, y in zip(d, d[1:]) if not _open_compound(x, y)}
+    return "positive_control.split_word" if (lone_a | lone_p) & joined else None
 
 
 def _demonstratives(doc) -> set[str]:
@@ -184,6 +188,8 @@ def detail_difference(da, dp) -> str | None:
         return "positive_control.plan_and_event"
     if matches(dp, _STRAY) and not matches(da, _STRAY):
         return "positive_control.stray_possessive"
+    if _split_word(da, dp):
+        return "positive_control.split_word"
     ua, up = _unmatched(da, dp), _unmatched(dp, da)  # the words each sentence has and the other lacks
     return (
         _modifier_added(da, dp, ua, up)

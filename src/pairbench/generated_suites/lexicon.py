@@ -32,8 +32,8 @@ def _load(name: str) -> dict:
     kinds = [k for k in ("words", "table") if k in data]
     if len(kinds) != 1:
         raise LexiconError(f"{path}: give exactly one of `words` (a list) or `table` (a mapping)")
-    if set(data) - {"description", "words", "table"}:
-        raise LexiconError(f"{path}: unknown key(s) {sorted(set(data) - {'description', 'words', 'table'})}")
+    if unknown := set(data) - {"description", "words", "table"}:
+        raise LexiconError(f"{path}: unknown key(s) {sorted(unknown)}")
     body = data[kinds[0]]
     if kinds[0] == "words" and not (isinstance(body, list) and all(isinstance(w, str) for w in body)):
         raise LexiconError(f"{path}: `words` must be a list of strings")

@@ -14,6 +14,8 @@ def presupposed(doc, root, negs) -> str | None:
         return "negation.polarity_phrase" if matches(doc, "negation.polarity_phrase") else None
     if matches(doc, "negation.presupposing_phrase"):
         return "negation.presupposing_phrase"
+    if _presupposing_comment(doc, root):
+        return "negation.presupposing_comment"
     if headline(doc) and any(t.text in ("-", "--", "–") and doc[t.i - 1].whitespace_ for t in doc[root.i + 1 :]):
         return "negation.headline_dash"
     if any(t.lower_ in ("yes", "yeah") for t in doc):
@@ -36,6 +38,25 @@ def presupposed(doc, root, negs) -> str | None:
     if any(but_refers_back(root, c) for c in root.children if c.dep_ == "conj" and c.i > root.i):
         return "negation.but_refers_back"
     return None
+
+
+def _presupposing_comment(doc, root) -> bool:
+    """A comment after a comma that asserts the claim happened: ", this time in chemistry", ", a record"
+    (lexicon presupposing_comments), or ", which is/was ..." on the clause or on its amount ("lasted three hours,
+    which is longer than ...")."""
+    comments = words("presupposing_comments")
+    for comma in (t for t in doc[root.i + 1 :] if t.text == "," and t.i + 1 < len(doc)):
+        rest = doc[comma.i + 1 : comma.i + 5]
+        if any(" ".join(t.lower_ for t in rest[:n]) in comments for n in (2, 3)):
+            return True
+        which, verb = rest[0], rest[0].head
+        if which.lower_ != "which" or verb.dep_ != "relcl" or verb.lemma_ != "be":
+            continue
+        owner = verb.head
+        amount = owner.head == root and (owner.like_num or any(c.dep_ == "nummod" for c in owner.children))
+        if owner == root or amount:
+            return True
+    return False
 
 
 def _timed(verb, end, after=False) -> bool:

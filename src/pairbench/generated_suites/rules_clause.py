@@ -134,10 +134,24 @@ def negation(doc, ctx=None) -> Made:
         return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
     if caption_state(doc, root, root):
         raise Refuse("negation.caption_past_state")
-    if adverb_before(doc, root) and doc[root.i - 1].lower_ not in words("hedge_adverbs"):  # "reportedly did not" reads
+    kept = words("hedge_adverbs") | words("adverbs_before_do")  # "reportedly did not", "then did not" read
+    if adverb_before(doc, root) and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
-    do = DO_FORMS[root.tag_]
-    return Made(rebuild(doc, {root.i: f"{do} not {verb_base(root)}", **some_to_any(root)}), "negation:do_support")
+    do, shared = DO_FORMS[root.tag_], _do_coordinated(doc, root)
+    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **{v.i: verb_base(v) for v in shared}}
+    return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")
+
+
+def _do_coordinated(doc, root) -> list:
+    """Verbs after "and" of the claim verb's subject and form ("opens a drawer and climbs inside"): one do-support
+    covers them all ("does not open a drawer and climb inside"); none where any has its own subject or form."""
+    verbs = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
+    own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
+    if any(
+        doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ or any(c.dep_ in own for c in v.children) for v in verbs
+    ):
+        return []
+    return verbs
 
 
 def framed_claim(root):

@@ -50,14 +50,15 @@ def hedging(doc, ctx=None) -> Made:
     if any(t.lower_ in words("certainty_adverbs") for t in doc):
         raise Refuse("hedging.certainty_adverb")
     negs = [c for c in root.children if c.dep_ == "neg"]
+    negated = negs or any(t.lower_ in words("negative_words") for t in doc)
     plan = headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas may lead ...", as "will" -> "may"
     vowed = root.dep_ != "ROOT" and root.head.lemma_ != "say"  # "Hajj to go ahead, officials vow"
-    if plan is not None and not vowed and not negs and not any(t.lower_ in words("negative_words") for t in doc):
+    if plan is not None and not vowed and not negated:
         return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
-    finite, has_aux = finite_verb(root)
+    finite, _ = finite_verb(root)
     if (why := _speaker_own(root, finite) or ("hedging.sayer_own" if _sayer_own(root, finite) else None)) is not None:
         raise Refuse(why)
-    if negs or any(t.lower_ in words("negative_words") for t in doc):
+    if negated:
         return _hedge_negated(doc, root, finite, negs)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
         raise Refuse(why)
@@ -122,14 +123,14 @@ def _shared_hedge(doc, root, finite, coordinated) -> bool:
 
 def _bare_plural_subject(root) -> bool:
     """A plural subject without a determiner ("Red grapes"): what is said of it is general."""
-    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    subject = _subject(root, ("nsubj",))
     bare = subject is not None and not any(c.dep_ in ("det", "poss") for c in subject.children)
     return bare and subject.tag_ == "NNS"
 
 
 def _pronoun_appos(doc, root, finite) -> bool:
     """ "I wood have asked": a word the parse hangs on a pronoun subject."""
-    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    subject = _subject(root, ("nsubj",))
     return subject is not None and subject.tag_ == "PRP" and any(c.dep_ == "appos" for c in subject.children)
 
 
@@ -153,9 +154,9 @@ _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id,
 )
 
 
-def _subject(verb):
-    """The verb's subject (active or passive), or None."""
-    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+def _subject(verb, deps=("nsubj", "nsubjpass")):
+    """The verb's subject (active or passive; ``deps``: only these), or None."""
+    return next((c for c in verb.children if c.dep_ in deps), None)
 
 
 def _speaker_own(root, finite) -> str | None:
@@ -173,7 +174,7 @@ def _sayer_own(root, finite) -> bool:
     if root.dep_ != "ccomp" or root.head.dep_ != "ROOT" or finite.tag_ == "MD":
         return False
     subject = _subject(root)
-    sayer = next((c for c in root.head.children if c.dep_ == "nsubj"), None)  # who says it, never a passive
+    sayer = _subject(root.head, ("nsubj",))  # who says it, never a passive
     if subject is None or sayer is None or sayer.i > root.head.i:
         return False
     plural = sayer.tag_ in ("NNS", "NNPS") or sayer.lower_ in ("they", "we")

@@ -86,10 +86,20 @@ def _counts_something(doc, token) -> bool:
 def count_bound(token) -> int | None:
     """The natural bound of the noun a number counts (11 players on a side, 50 states; ``event_bounds``:
     runs in an innings, points in a game when a context word of its mapping is in the sentence), or None."""
-    noun = token.head.lower_ if token.head.i > token.i else ""
+    noun = _counted_noun(token)
     bound = table("noun_bounds").get(noun) or table("event_bounds").get(noun)
     context = {t.lemma_.lower() for t in token.doc} if isinstance(bound, dict) else ()
     return next((b for w, b in bound.items() if w in context), None) if context else bound
+
+
+def _counted_noun(token) -> str:
+    """The noun a number counts: its head after it ("5 workers"), or for a plural scale word the
+    object of its "of" ("dozens of states")."""
+    if token.lower_ in words("plural_scales"):
+        of = [c for c in token.children if c.lower_ == "of"]
+        objects = [c for c in of[0].children if c.dep_ == "pobj"] if of else []
+        return objects[0].lower_ if objects else ""
+    return token.head.lower_ if token.head.i > token.i else ""
 
 
 def number_refusal(doc, token) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pairbench.generated_suites.edits import Made, Refuse, title_case
+from pairbench.generated_suites.edits import Made, Refuse
 from pairbench.generated_suites.gazetteer import kind_of, organisation, place_or_group, same_thing
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
@@ -200,9 +200,8 @@ def _too_large(ent, new: str) -> bool:
 
 def near_miss(doc, ctx) -> Made:
     """One named entity (or number) replaced by another of the same fine type from the corpus
-    (``fine_type``; a person's name of the same pronoun gender where the sentence has one)."""
-    if title_case(doc):
-        raise Refuse("anchor.title_case")
+    (``fine_type``; a person's name of the same pronoun gender where the sentence has one). A
+    Title-Case anchor is refused before (``generate.apply_rule``)."""
     ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES]
     if not ents:
         raise Refuse("near_miss.no_entity")

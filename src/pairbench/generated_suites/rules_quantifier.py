@@ -22,22 +22,23 @@ def _time_nouns() -> frozenset[str]:
     return words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
 
 
-def _quantifier_refusal(doc, token) -> str | None:
+def _quantifier_refusal(doc, token, noun=None) -> str | None:
+    noun = (_of_object(token) or token.head) if noun is None else noun  # a lot of people, much of the year
     modified = token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_modifiers")
     if modified and not _of_noun(doc, token) and not _a_few(doc, token):
         return "quantifier.modified"
     if token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_intensifiers"):
         return "quantifier.intensified"
-    if _condition(doc):
-        return "quantifier.condition_clause"
+    if _condition(doc) or _if_clause(token):
+        return "quantifier.condition_clause"  # "If many people come, we need more chairs": the premise
     if matches(doc, "quantifier.consequence_link"):
         return "quantifier.consequence_link"  # "Many shirts run small, so order a size up": the advice rests on many
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     if nxt is not None and (nxt.text == "-" or token.whitespace_ == "" and nxt.is_alpha):
         return "quantifier.hyphenated"
-    if {token.ent_type_, token.head.ent_type_} & {"DATE", "TIME"} or token.head.lower_ in _time_nouns():
+    if {token.ent_type_, noun.ent_type_} & {"DATE", "TIME"} or noun.lower_ in _time_nouns():
         return "quantifier.time_adverbial"
-    if any(c.dep_ == "conj" for c in token.head.children) and not _shared_by_or(token):
+    if any(c.dep_ == "conj" for c in noun.children) and not _shared_by_or(token):
         return "quantifier.coordinated_noun"
     if token.lower_ == "no" and token.head.lemma_.lower() in words("no_idioms"):
         return "quantifier.fixed_expression"
@@ -53,7 +54,7 @@ def _quantifier_refusal(doc, token) -> str | None:
     if token.lower_ in ("some", "all") and clause is not None and any(c.dep_ == "neg" for c in clause.children):
         return "quantifier.negated_clause"  # "why some patients do not respond": all ... not reads as not all
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
-    if any(not (t.lower_ == "other" and t.head == token.head and t.i < token.head.i) for t in others):
+    if any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others):
         return "quantifier.contrast"  # another group set against the noun (in others; not "some other parts")
     if any(a.pos_ == "VERB" and words("wishing_verbs") & set(getLemma(a.lower_, upos="VERB")) for a in token.ancestors):
         return "quantifier.hoped_for"
@@ -86,6 +87,11 @@ def _condition(doc) -> bool:
     return any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks"))
 
 
+def _if_clause(token) -> bool:
+    """``token`` inside an if clause (a condition, or asked if: a question, no claim)."""
+    return any(c.dep_ == "mark" and c.lower_ == "if" for a in token.ancestors for c in a.children)
+
+
 def _shared_by_or(token) -> bool:
     """ "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all."""
     conjs = [c for c in token.head.children if c.dep_ == "conj"]
@@ -99,11 +105,15 @@ def _result_clause(doc, clause) -> bool:
     return marked and any(t.lower_ in ("so", "such", "too", "enough") for t in doc[: clause.i])
 
 
+def _of_object(token):
+    """The object of the of right after ``token`` ("most of the students": students), or None."""
+    prep = next((c for c in token.children if c.dep_ == "prep" and c.lower_ == "of" and c.i == token.i + 1), None)
+    return next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+
+
 def _partitive(token):
     """The table of a partitive quantifier ("most of the students", "none of them"), or None."""
-    prep = next((c for c in token.children if c.dep_ == "prep" and c.lower_ == "of"), None)
-    obj = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
-    if obj is None or prep.i != token.i + 1:
+    if (obj := _of_object(token)) is None:
         return None
     dets = [c for c in obj.children if c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an")]
     definite = obj.lower_ in ("them", "us", "these", "those") or bool(dets)
@@ -149,6 +159,8 @@ def quantifier(doc, ctx=None) -> Made:
         low = token.lower_
         if low in exchanges("pronoun") and token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
             return _pronoun(doc, token)
+        if (amount := _amount(doc, token)) is not None:
+            return amount
         if low not in quantities:
             continue
         if (exchange := _quantifier_table(token)) is None:
@@ -165,11 +177,11 @@ def quantifier(doc, ctx=None) -> Made:
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
             new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
         if low == "few" and new == "most" and token.dep_ == "amod" and token.head.dep_ not in ("nsubj", "nsubjpass"):
-            raise Refuse("quantifier.most_without_determiner")  # "have most suggestions" is no English
+            new = exchanges("object")[low]  # "have few chances" -> "many chances": "have most chances" is no English
         verbs = [token.head, *(c for c in token.head.children if c.dep_ in ("aux", "auxpass"))]
         if low == "none" and any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs):
             raise Refuse("quantifier.singular_verb")  # "All of them has a licence"
-        if negated and {low, new} & {"no", "none"}:  # not made double, nor left alone (every team cannot)
+        if negated and {low, new} & {"no", "none", "little"}:  # not made double, nor left alone (every team cannot)
             raise Refuse("quantifier.double_negative")
         if new == "no" and token.head.dep_ == "pobj":
             raise Refuse("quantifier.no_in_phrase")
@@ -178,6 +190,30 @@ def quantifier(doc, ctx=None) -> Made:
             edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
         return Made(rebuild(doc, edits), f"quantifier:{low}_to_{new.split()[0]}")
     raise Refuse("quantifier.no_determiner")
+
+
+def _amount(doc, token) -> Made | None:
+    """ "A lot of people came" -> "Few people came", "lots of water" -> "little water": an amount phrase (lexicon
+    amount_phrases) before a bare plural or mass noun, in a sentence with no negation; None where none starts here."""
+    phrase = next((p.split() for p in words("amount_phrases") if _starts(doc, token.i, p.split())), None)
+    if phrase is None or token.i > 0 and doc[token.i - 1].lower_ in ("such", "what"):
+        return None  # "such a lot of friends" -> "such few friends" is no English
+    of = doc[token.i + len(phrase) - 1]
+    noun = next((c for c in of.children if c.dep_ == "pobj"), None)
+    bare = noun is not None and not any(t.pos_ in ("DET", "PRON", "NUM") for t in doc[of.i + 1 : noun.i + 1])
+    if not bare or noun.tag_ not in ("NN", "NNS"):
+        return None  # "a lot of the time", "lots of them", "a lot of 20 somethings": no bare noun
+    if (why := _quantifier_refusal(doc, token, noun)) is not None:
+        raise Refuse(why)
+    if any(t.dep_ == "neg" or t.lower_ in words("negative_words") for t in doc):
+        raise Refuse("quantifier.double_negative")  # "did not eat a lot of food" -> "did not eat little food"
+    new = "few" if noun.tag_ == "NNS" else "little"
+    edits = {token.i: match_case(new, token.text), **{i: "" for i in range(token.i + 1, of.i + 1)}}
+    return Made(rebuild(doc, edits), f"quantifier:a_lot_to_{new}")
+
+
+def _starts(doc, i: int, phrase: list[str]) -> bool:
+    return [t.lower_ for t in doc[i : i + len(phrase)]] == phrase
 
 
 def _pronoun(doc, token) -> Made:
@@ -225,8 +261,10 @@ def quantifier_positional(doc, ctx=None) -> Made:
     if len(found) != 1 or found[0].lower_ not in positional:
         raise Refuse("quantifier.positional_none")
     token = found[0]
-    if _condition(doc) or token.lower_ == "few" and _unlicensed(doc, token, None):
-        raise Refuse("quantifier.condition_clause" if _condition(doc) else "quantifier.unlicensed_polarity")
+    if _condition(doc) or _if_clause(token):
+        raise Refuse("quantifier.condition_clause")
+    if token.lower_ == "few" and _unlicensed(doc, token, None):
+        raise Refuse("quantifier.unlicensed_polarity")
     if matches(doc, "quantifier.consequence_link"):
         raise Refuse("quantifier.consequence_link")
     noun = _plural_after(doc, token)  # a preposition before the quantifier reads as its modifier

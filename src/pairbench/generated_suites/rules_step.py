@@ -80,6 +80,8 @@ def _step_refusal(doc, token) -> str | None:
         return "numerical.counts_no_noun"
     if name_number(token):
         return "numerical.in_a_name_or_date"
+    if token.i > 1 and prev.lower_ == "of" and doc[token.i - 2].lower_ in words("stacked_scales"):
+        return "numerical.stacked_scale"  # tens of thousands
     agent = prev is not None and prev.lower_ == "by" and _counts_plural(token)  # investigated by two agencies
     aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not agent  # dies at 91
     labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
@@ -100,7 +102,8 @@ def _step_refusal(doc, token) -> str | None:
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
         return "numerical.out_of_bounds"
     counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
-    if counted is not None and _value(token.text) <= counted < _value(new):
+    vague = token.lower_ in words("plural_scales")  # "hundreds of countries" is past no bound it keeps
+    if counted is not None and (vague or _value(token.text) <= counted) and counted < _value(new):
         return "numerical.step_passes_noun_bound"
     return None
 
@@ -149,13 +152,23 @@ def _calendar_day(token) -> bool:
 
 def _tied(doc, token) -> bool:
     """A word that ties a count to others; a reciprocal ties none ("two girls hug each other"), nor
-    a determiner of a noun other than the one counted ("each nurse cares for six patients")."""
+    a determiner of a noun other than the one counted ("each nurse cares for six patients"), nor
+    "other" before a noun counted apart ("killing two officials and five other people")."""
     pairs = table("reciprocals")
     free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
         counted = token.head.lemma_.lower()
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
+        free |= {t.i for t in doc if t.dep_ == "amod" and t.head.i != token.head.i and _counted_apart(t.head)}
+    free.add(token.i)  # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
+    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in words("scale_words"):
+        free.add(token.i + 1)
     return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)
+
+
+def _counted_apart(noun) -> bool:
+    """A noun with a number of its own ("and five other people"): its "other" ties it to no count."""
+    return any(c.dep_ == "nummod" for c in noun.children)
 
 
 def _value(text: str) -> float:

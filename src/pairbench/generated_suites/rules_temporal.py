@@ -77,12 +77,28 @@ def _order_refusal(doc, rel: Relation) -> str | None:
     if rel.sense == "before":  # an ending, or a response put before its trigger (before the system sends a receipt)
         said = {t.lemma_.lower() for t in (token.head if token.dep_ == "mark" else token).subtree}
         why = "temporal.response_before_trigger" if said & words("temporal_responses") else None
+        why = "temporal.after_leaving" if why is None and _leaves_main(doc, token) else why
         return "temporal.after_an_ending" if said & words("temporal_endings") else why
     subject = {t for c in _main_head(token).children if c.dep_ in ("nsubj", "nsubjpass") for t in c.subtree}
     clause = set((token.head if token.dep_ == "mark" else token).subtree) - set(_events(token))  # bar its trigger
     results = words("temporal_consequences")
     moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
     return "temporal.result_before_cause" if moved and not _agent_act(_main_head(token), _events(token)) else None
+
+
+def _leaves_main(doc, token) -> bool:
+    """A before's event that ends someone's presence (before she left the company, before it closed down), whose
+    leaver may be in the main event: a pronoun or a word of the main clause. Inverted, the main event would need one
+    who is gone (met him after he left the country); the main subject's own leaving is kept (locked the door after
+    leaving)."""
+    events = [e for e in _events(token) if e.lemma_.lower() in words("temporal_presence_endings")]
+    clause = {t.i for t in (token.head if token.dep_ == "mark" else token).subtree}
+    main = {t.lemma_.lower() for t in doc if t.i not in clause and t.pos_ in ("NOUN", "PROPN")}
+    for event in events:
+        leavers = [c for c in event.children if c.dep_ in ("nsubj", "nsubjpass", "poss")]
+        if any(c.pos_ == "PRON" or c.lemma_.lower() in main for c in leavers):
+            return True
+    return False
 
 
 def _events(token) -> list:
