@@ -131,6 +131,10 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         # do-support: one verb form becomes do + not + base (or back); _coordinated: the verbs after and too
         small, big = (gone, new) if variant.startswith("do_support") else (new, gone)
         most = sum(big.values()) - 2 if variant == "do_support_coordinated" else 1
+        if variant == "do_support_coordinated":  # each "and" between the denied verbs an "or"
+            ands = gone["and"]
+            if not ands or new["or"] != ands:
+                return False
         return sum(small.values()) <= most and {"not", "n't"} & set(big) and {"do", "does", "did"} & set(big)
     if category == "hedging":
         if variant == "remove_adverb":
@@ -238,6 +242,10 @@ def test_check_refuses_changes_beyond_the_rule():
     assert not check_pair("entity_swap:subject_object", "The dog chased the cat.", "The dog chased a cat.")
     assert not check_pair("negation:do_support", "She rides a horse.", "She does not rid a horse.")
     assert check_pair("negation:do_support", "She rides a horse.", "She does not ride a horse.")
+    coordinated, anchor = "negation:do_support_coordinated", "She loves the bag and uses it daily."
+    assert check_pair(coordinated, anchor, "She does not love the bag or use it daily.")
+    assert not check_pair(coordinated, anchor, "She does not love the bag and use it daily.")
+    assert check_pair(coordinated, "A man picks up and holds a cat.", "A man does not pick up or hold a cat.")
 
 
 def _write(folder: Path, name: str, text: str) -> Path:

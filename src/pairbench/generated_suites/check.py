@@ -49,20 +49,30 @@ def _one_replace(a, b, allowed) -> bool:
     return one and allowed(ops[0][1][0], ops[0][2][0])
 
 
-def _coordinated_bases(a: list[str], b: list[str]) -> list[str]:
-    """``a`` with the verbs after its first change put in their base form as ``b`` has them ("opens a drawer and
-    climbs" -> "does not open a drawer and climb": do_support_coordinated)."""
-    out, changes = list(a), difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-    for tag, i1, i2, j1, j2 in [c for c in changes if c[0] != "equal"][1:]:
-        if tag == "replace" and i2 - i1 == 1 == j2 - j1 and b[j1] in _lemmas(a[i1]):
-            out[i1] = b[j1]
-    return out
+def _coordinated_bases(a: list[str], b: list[str]) -> tuple[list[str], int, int]:
+    """``a`` with the verbs after its first change put in their base form as ``b`` has them, each "and" before
+    one an "or" ("opens a drawer and climbs" -> "does not open a drawer or climb": do_support_coordinated); and
+    how many verbs and how many "and"s it changed. ``b`` is ``a`` with its first changed verb made three words."""
+    out, verbs, ors = list(a), 0, 0
+    if len(b) != len(a) + 2:
+        return out, verbs, ors
+    start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
+    for i in range(start + 1, len(a)):
+        old, new = a[i], b[i + 2]
+        if (old, new) == ("and", "or"):
+            ors += 1
+        elif old != new and new in _lemmas(old):
+            verbs += 1
+        else:
+            continue
+        out[i] = new
+    return out, verbs, ors
 
 
 def _negation(a, b, variant) -> bool:
     if variant == "do_support_coordinated":
-        bases = _coordinated_bases(a, b)
-        return bases != a and _negation(bases, b, "do_support")
+        bases, verbs, ors = _coordinated_bases(a, b)
+        return ors >= 1 and verbs <= ors and _negation(bases, b, "do_support")
     if variant in ("insert_not", "do_support", "caption_not") and "any" not in a:
         b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
     ops = _ops(a, b)

@@ -181,6 +181,22 @@ def _tense(doc) -> tuple | None:
     return (finite[0].tag_ == "VBD", perfect)
 
 
+def _preposition_dropped(da, dp) -> str | None:
+    """A noun that one sentence puts after a preposition and an article and the other, with neither, makes the
+    object of the same verb ("sleeping on a couch" / "sleeping couch", "running on a track" / "running track")."""
+    for doc, other in ((da, dp), (dp, da)):
+        for n in doc:
+            verb = n.head.head if n.dep_ == "pobj" and n.head.pos_ == "ADP" else None
+            if verb is None or not any(c.dep_ == "det" for c in n.children):
+                continue
+            same = [m for m in other if m.pos_ == n.pos_ and m.lemma_.lower() == n.lemma_.lower()]
+            bare = [m for m in same if m.dep_ in ("dobj", "npadvmod", "attr", "oprd") and m.head.lemma_ == verb.lemma_]
+            marks = ("det", "poss", "nummod", "predet")
+            if bare and not any(m.dep_ == "pobj" or any(c.dep_ in marks for c in m.children) for m in same):
+                return "positive_control.preposition_dropped"
+    return None
+
+
 def detail_difference(da, dp) -> str | None:
     """Why the parsed (A, P) is no paraphrase after all: a detail added, dropped or changed, or a
     plan told as an event; None when none is found."""
@@ -190,6 +206,8 @@ def detail_difference(da, dp) -> str | None:
         return "positive_control.stray_possessive"
     if _split_word(da, dp):
         return "positive_control.split_word"
+    if _preposition_dropped(da, dp):
+        return "positive_control.preposition_dropped"
     ua, up = _unmatched(da, dp), _unmatched(dp, da)  # the words each sentence has and the other lacks
     return (
         _modifier_added(da, dp, ua, up)

@@ -27,6 +27,9 @@ def presupposed(doc, root, negs) -> str | None:
     if timed or any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for c in later for g in c.children):
         # "escaped and is now sought", "arrived on Monday and was unpacked by noon"
         return "negation.coordinated_clause"
+    joined = any(c.dep_ == "conj" and c.i > root.i for c in root.children)
+    if joined and _ends_with(doc, words("since_endings")):  # "bought the watch and has worn it every day since"
+        return "negation.coordinated_clause"
     after = [t for t in doc[root.i + 2 :] if doc[t.i - 1].text == "," and t.lower_ not in words("linking_participles")]
     if any(t.tag_ == "VBG" or t.tag_ == "VBN" and t.head == root for t in after):  # ", making X", ", helped by Y"
         return "negation.participle_clause"
@@ -37,7 +40,27 @@ def presupposed(doc, root, negs) -> str | None:
         return "negation.where_later"
     if any(but_refers_back(root, c) for c in root.children if c.dep_ == "conj" and c.i > root.i):
         return "negation.but_refers_back"
-    return None
+    return "negation.contrast_clause" if contrasted(root) else None
+
+
+def contrasted(root) -> bool:
+    """A second verb or clause set against the claim's by but, yet, ", while", whereas, although (lexicon
+    contrast_words): "charges fast but overheats" -> "does not charge fast but overheats" makes no contrast."""
+    contrast, doc = words("contrast_words"), root.doc
+    cc = [c for c in root.children if c.dep_ in ("cc", "advmod") and c.lower_ in contrast and c.i > root.i]
+    if any(c.dep_ == "conj" and c.i > b.i for b in cc for c in root.children if b.dep_ == "cc"):
+        return True
+    if any(b.dep_ == "advmod" and b.i + 1 < len(doc) and doc[b.i + 1].tag_ in ("VBZ", "VBD", "VBP", "NNS") for b in cc):
+        return True  # "starts easily yet stalls on hills", its second verb parsed as an object
+    clauses = [c for c in root.children if c.dep_ in ("advcl", "conj") and c.i > root.i]
+    marks = [m for c in clauses for m in c.children if m.dep_ in ("mark", "cc", "advmod") and m.lower_ in contrast]
+    return any(m.lower_ != "while" or doc[m.i - 1].text == "," for m in marks)  # "dies while riding": a time
+
+
+def _ends_with(doc, endings) -> bool:
+    """The sentence's last words, punctuation left out, are one of ``endings``."""
+    text = " ".join(t.lower_ for t in doc if not t.is_punct)
+    return any(text == e or text.endswith(" " + e) for e in endings)
 
 
 def _presupposing_comment(doc, root) -> bool:
@@ -50,6 +73,9 @@ def _presupposing_comment(doc, root) -> bool:
         if any(" ".join(t.lower_ for t in rest[:n]) in comments for n in (2, 3)):
             return True
         which, verb = rest[0], rest[0].head
+        that_is = which.lower_ == "that" and len(rest) > 1 and rest[1].lemma_ == "be"
+        if (which.lower_ == "which" or that_is) and _measured(doc[root.i + 1 : comma.i], root):
+            return True  # "cost 300 dollars, which was twice the quote", however the parse hangs the which
         if which.lower_ != "which" or verb.dep_ != "relcl" or verb.lemma_ != "be":
             continue
         owner = verb.head
@@ -57,6 +83,12 @@ def _presupposing_comment(doc, root) -> bool:
         if owner == root or amount:
             return True
     return False
+
+
+def _measured(span, root) -> bool:
+    """A number, amount, price or count in the claim's verb phrase (``span``: after the verb, before a comma)."""
+    amounts = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
+    return any((t.like_num or t.ent_type_ in amounts) and root in t.ancestors for t in span)
 
 
 def _timed(verb, end, after=False) -> bool:

@@ -139,6 +139,7 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse("negation.adverb_before_verb")
     do, shared = DO_FORMS[root.tag_], _do_coordinated(doc, root)
     edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **{v.i: verb_base(v) for v in shared}}
+    edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
     return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")
 
 
@@ -298,6 +299,9 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     weak = words("weak_modals")
     if any(c.dep_ == "nsubj" and c.lower_ in words("speaker_pronouns") for c in root.children):
         weak = weak | {"could"}  # "We could go to the beach": a suggestion, which "could not go" does not deny
+    hedges = words("hedge_adverbs") | words("hedge_words")
+    if any(c.dep_ == "advmod" and c.lower_ in hedges for c in root.children):
+        weak = weak | {"could"}  # "Perhaps the plan could help": "could not help" is as hedged a possibility
     if finite.lower_ in weak or any(c.lower_ in weak for c in root.children if c.dep_ == "aux"):
         return "negation.modal_of_possibility"
     amounts = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")

@@ -60,10 +60,22 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     at_point = objects and all(c.lemma_.lower() in points for c in objects)  # died after midnight
     if rel.sense == "after" and _predicate(head) & results and not (_agent_act(head, _events(token)) or at_point):
         return "temporal.causal_head"
+    if _negated_or_perfect(head):
+        return "temporal.negated_clause"
     why = _order_refusal(doc, rel) or _cause_refusal(doc, rel)
     if why is None and head.dep_ == "ROOT" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in head.children):
         return "temporal.no_subject"
     return why
+
+
+def _negated_or_perfect(head) -> bool:
+    """ "had never met him before the hearing", "has not eaten after the surgery", "have spoken before this
+    meeting": under never, ever, not or a present perfect, before means "up to" (the occasion of speaking)."""
+    kids = list(head.children)
+    if any(c.dep_ == "neg" or c.lower_ in ("never", "ever") for c in kids):
+        return True
+    have = [c for c in kids if c.dep_ == "aux" and c.lemma_ == "have" and c.tag_ in ("VBZ", "VBP")]
+    return head.tag_ == "VBN" and bool(have)
 
 
 def _order_refusal(doc, rel: Relation) -> str | None:
