@@ -193,9 +193,7 @@ def _per_period(doc, token) -> bool:
 def indefinite_article(number: str) -> str:
     """ "an" before a number said with a vowel first (eight, eleven, 8, 18, 11,000), else "a"."""
     low = number.lower()
-    if low.startswith(("eight", "eleven")) or low.startswith("8"):
-        return "an"
-    return "an" if re.match(r"^1[18](,\d{3})*$", low) else "a"
+    return "an" if low.startswith(("eight", "eleven", "8")) or re.match(r"^1[18](,\d{3})*$", low) else "a"
 
 
 def article_refusal(doc, token, new: str) -> str | None:

@@ -72,7 +72,12 @@ def _unlicensed(doc, token, clause) -> bool:
 def _a_few(doc, token) -> bool:
     """ "a few" alone (``quantifier.a_few_to_many``'s patterns: not "only a few"), under no negation."""
     alone = any(span[-1].i == token.i for span in matches(doc, "quantifier.a_few_to_many"))
-    return alone and not any(t.dep_ == "neg" or t.lower_ in words("negative_words") for t in doc)
+    return alone and not _negated(doc)
+
+
+def _negated(doc, skip=(), but=()) -> bool:
+    """A ``neg`` dependent or a word of ``negative_words`` (less ``but``) in the sentence, token indices ``skip`` aside."""
+    return any(t.dep_ == "neg" or t.lower_ in words("negative_words") - set(but) for t in doc if t.i not in skip)
 
 
 def _of_noun(doc, token) -> bool:
@@ -153,7 +158,7 @@ def _quantifier_table(token):
 def quantifier(doc, ctx=None) -> Made:
     """The first quantifier exchanged within its table (``_quantifier_table``), keeping agreement."""
     single_clause(doc)  # a sentence with a subject: fragments ("..., no casualties") refused
-    negated = any(t.dep_ == "neg" or t.lower_ in words("negative_words") - {"no", "none"} for t in doc)
+    negated = _negated(doc, but={"no", "none"})
     quantities = words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
     for token in doc:
         low = token.lower_
@@ -195,7 +200,8 @@ def quantifier(doc, ctx=None) -> Made:
 def _amount(doc, token) -> Made | None:
     """ "A lot of people came" -> "Few people came", "lots of water" -> "little water": an amount phrase (lexicon
     amount_phrases) before a bare plural or mass noun, in a sentence with no negation; None where none starts here."""
-    phrase = next((p.split() for p in words("amount_phrases") if _starts(doc, token.i, p.split())), None)
+    phrases = (p.split() for p in words("amount_phrases"))
+    phrase = next((p for p in phrases if [t.lower_ for t in doc[token.i : token.i + len(p)]] == p), None)
     if phrase is None or token.i > 0 and doc[token.i - 1].lower_ in ("such", "what"):
         return None  # "such a lot of friends" -> "such few friends" is no English
     of = doc[token.i + len(phrase) - 1]
@@ -205,15 +211,11 @@ def _amount(doc, token) -> Made | None:
         return None  # "a lot of the time", "lots of them", "a lot of 20 somethings": no bare noun
     if (why := _quantifier_refusal(doc, token, noun)) is not None:
         raise Refuse(why)
-    if any(t.dep_ == "neg" or t.lower_ in words("negative_words") for t in doc):
+    if _negated(doc):
         raise Refuse("quantifier.double_negative")  # "did not eat a lot of food" -> "did not eat little food"
     new = "few" if noun.tag_ == "NNS" else "little"
     edits = {token.i: match_case(new, token.text), **{i: "" for i in range(token.i + 1, of.i + 1)}}
     return Made(rebuild(doc, edits), f"quantifier:a_lot_to_{new}")
-
-
-def _starts(doc, i: int, phrase: list[str]) -> bool:
-    return [t.lower_ for t in doc[i : i + len(phrase)]] == phrase
 
 
 def _pronoun(doc, token) -> Made:
@@ -226,7 +228,7 @@ def _pronoun(doc, token) -> Made:
         raise Refuse("quantifier.condition_clause")
     if matches(doc, "quantifier.consequence_link"):
         raise Refuse("quantifier.consequence_link")  # "Nobody came, so we left" -> "Everybody came, so we left"
-    if any(t.dep_ == "neg" or t.lower_ in words("negative_words") for t in doc if t.i != token.i):
+    if _negated(doc, skip={token.i}):
         raise Refuse("quantifier.double_negative")  # "Nobody did not come", "Everyone left, none stayed"
     if _unlicensed(doc, token, token.head):
         raise Refuse("quantifier.unlicensed_polarity")  # "Nobody has ever climbed it" -> "Everybody has ever ..."

@@ -87,12 +87,12 @@ def _order_refusal(doc, rel: Relation) -> str | None:
             return rid
     token = rel.token
     if rel.sense == "before":  # an ending, or a response put before its trigger (before the system sends a receipt)
-        said = {t.lemma_.lower() for t in (token.head if token.dep_ == "mark" else token).subtree}
+        said = {t.lemma_.lower() for t in _phrase(token).subtree}
         why = "temporal.response_before_trigger" if said & words("temporal_responses") else None
         why = "temporal.after_leaving" if why is None and _leaves_main(doc, token) else why
         return "temporal.after_an_ending" if said & words("temporal_endings") else why
     subject = {t for c in _main_head(token).children if c.dep_ in ("nsubj", "nsubjpass") for t in c.subtree}
-    clause = set((token.head if token.dep_ == "mark" else token).subtree) - set(_events(token))  # bar its trigger
+    clause = set(_phrase(token).subtree) - set(_events(token))  # bar its trigger
     results = words("temporal_consequences")
     moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
     return "temporal.result_before_cause" if moved and not _agent_act(_main_head(token), _events(token)) else None
@@ -104,13 +104,18 @@ def _leaves_main(doc, token) -> bool:
     who is gone (met him after he left the country); the main subject's own leaving is kept (locked the door after
     leaving)."""
     events = [e for e in _events(token) if e.lemma_.lower() in words("temporal_presence_endings")]
-    clause = {t.i for t in (token.head if token.dep_ == "mark" else token).subtree}
+    clause = {t.i for t in _phrase(token).subtree}
     main = {t.lemma_.lower() for t in doc if t.i not in clause and t.pos_ in ("NOUN", "PROPN")}
     for event in events:
         leavers = [c for c in event.children if c.dep_ in ("nsubj", "nsubjpass", "poss")]
         if any(c.pos_ == "PRON" or c.lemma_.lower() in main for c in leavers):
             return True
     return False
+
+
+def _phrase(token):
+    """The relation's object phrase (the preposition) or, for a mark, its clause (the clause's verb)."""
+    return token.head if token.dep_ == "mark" else token
 
 
 def _events(token) -> list:
@@ -205,7 +210,7 @@ def _date_refusal(doc, rel: Relation) -> str | None:
     measure = _measure(doc, rel.lead)
     skip = {t.i for t in measure.subtree} if measure is not None else set()
     token = rel.token
-    inside = {t.i for t in (token.head if token.dep_ == "mark" else token).subtree}  # its object or clause
+    inside = {t.i for t in _phrase(token).subtree}  # its object or clause
     times = [t for t in doc if t.i not in skip and _is_time(t)]
     outside = [t for t in times if t.i not in inside]
     if any(is_year(t) for t in times) or any(t.lower_ in words("deictic_time") for t in outside):
@@ -275,9 +280,8 @@ def temporal_opening(doc, ctx=None) -> Made:
     token = found[0] if len(found) == 1 and found[0].lower_ in ("earlier", "later") else None
     lead = doc[: token.i] if token is not None else []
     closed = token is not None and token.i + 1 < len(doc) and doc[token.i + 1].lower_ not in ("than", ".")
-    if not closed or not 0 < len(lead) <= 3 or lead[-1].lower_ not in words("gap_units"):
-        raise Refuse("temporal.no_opening")
-    if not all(t.like_num or t.is_stop for t in lead[:-1]):
+    gap = closed and 0 < len(lead) <= 3 and lead[-1].lower_ in words("gap_units")  # "An hour", "Two days"
+    if not gap or not all(t.like_num or t.is_stop for t in lead[:-1]):
         raise Refuse("temporal.no_opening")
     single_clause(doc)
     into = table("temporal_relations")[token.lower_]

@@ -75,15 +75,17 @@ def _quotes_moved(a: str, b: str) -> bool:
     return any(a.count(q) != b.count(q) for q in "\"'“”‘’") or a[:1] != b[:1] and not (a[:1] + b[:1]).isalnum()
 
 
+def _edited_conjuncts(verb, made) -> set[int] | tuple:
+    """The verbs coordinated with the edited ``verb`` that a ``*_coordinated`` rule edited too."""
+    if verb is None or not made.rule.endswith("_coordinated"):
+        return ()
+    return {c.i for c in verb.children if c.dep_ == "conj"}
+
+
 def _hedging(doc, a, made):
     start, _, _ = changed(a, made.text)
     verb = next((t for t in doc if t.idx >= start and t.pos_ == "VERB"), None)
-    shared = (
-        {c.i for c in verb.children if c.dep_ == "conj"}
-        if verb is not None and made.rule.endswith("_coordinated")
-        else ()
-    )
-    if _coordinated_finite(doc, shared):
+    if _coordinated_finite(doc, _edited_conjuncts(verb, made)):
         return "check.hedge_coordinated_verbs"
     if verb is not None and verb.lemma_.lower() in saying("hedge") and _reports_a_claim(verb):
         return "check.hedge_reporting_verb"
@@ -100,8 +102,7 @@ def _reports_a_claim(verb) -> bool:
 
 def _negation(doc, a, made):
     start, old, new = changed(a, made.text)
-    verb = _token_at(doc, start) if made.rule.endswith("_coordinated") else None
-    if _coordinated_finite(doc, {c.i for c in verb.children if c.dep_ == "conj"} if verb is not None else ()):
+    if _coordinated_finite(doc, _edited_conjuncts(_token_at(doc, start), made)):
         return "check.negation_coordinated_verbs"
     verb = (a[start:].split() or [""])[0] if not old else old
     if "-" in new or "-" in verb:
@@ -282,28 +283,6 @@ _OPENERS = "Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol|The|This|These|It|We|They|He|
 _RUN_IN = re.compile(rf"\b[a-z]+ (?:{_OPENERS})\b(?! [A-Z])")
 
 
-def fragment_veto(text: str) -> str | None:
-    """Why a source sentence is no fluent sentence (a negative control's other paraphrase), or None."""
-    if text.count('"') % 2:
-        return "negative_control.unbalanced_quote"
-    if _SYMBOL_RUN.search(text):
-        return "negative_control.symbol_run"
-    if lost_word(text):
-        return "negative_control.lost_word"
-    last = text.split()[-1:]
-    if last and last[0].lower() in words("dangling_words"):
-        return "negative_control.dangling_end"
-    if _BROKEN.search(text) or _NUMBER_TWICE.search(text):
-        return "negative_control.broken_words"
-    if _ARTICLE_CLASH.search(text):
-        return "negative_control.article_clash"
-    if _RUN_IN.search(text):
-        return "negative_control.run_in"
-    if misspelt(text):
-        return "negative_control.misspelt"
-    return None
-
-
 @functools.cache
 def _speller():
     from spellchecker import SpellChecker
@@ -351,6 +330,24 @@ def misspelt(text: str) -> bool:
         if not any(form in speller for form in forms) and not compound(word, speller):
             return True
     return False
+
+
+# (registry id, is text ``t`` flawed so?), tried in order: the first counts
+_FRAGMENT_CHECKS = (
+    ("negative_control.unbalanced_quote", lambda t: t.count('"') % 2),
+    ("negative_control.symbol_run", _SYMBOL_RUN.search),
+    ("negative_control.lost_word", lost_word),
+    ("negative_control.dangling_end", lambda t: any(w.lower() in words("dangling_words") for w in t.split()[-1:])),
+    ("negative_control.broken_words", lambda t: _BROKEN.search(t) or _NUMBER_TWICE.search(t)),
+    ("negative_control.article_clash", _ARTICLE_CLASH.search),
+    ("negative_control.run_in", _RUN_IN.search),
+    ("negative_control.misspelt", misspelt),
+)
+
+
+def fragment_veto(text: str) -> str | None:
+    """Why a source sentence is no fluent sentence (a negative control's other paraphrase), or None."""
+    return next((rid for rid, flawed in _FRAGMENT_CHECKS if flawed(text)), None)
 
 
 def paraphrase_veto(a: str, p: str) -> str | None:
