@@ -222,7 +222,10 @@ def _name_runs(text: str) -> list[list[str]]:
     """The runs of capitalised words of ``text``, lower-cased (General Electric, Kevin Rudd)."""
     runs: list[list[str]] = [[]]
     for w in re.findall(r"[A-Za-z][\w'-]*|[^\w\s]", text):
-        runs.append([]) if not (w[:1].isupper() and w.isalpha()) else runs[-1].append(w.lower())
+        if w[:1].isupper() and w.isalpha():
+            runs[-1].append(w.lower())
+        else:
+            runs.append([])
     return [r for r in runs if r]
 
 
@@ -230,19 +233,24 @@ def _named_alike(text: str, other: str) -> set[str]:
     """The name words of ``text`` that ``other`` names in another form: a name and its initials in
     capitals (General Electric / GE, Supreme Court / SC), a first name before a surname that ``other``
     has (Kevin Rudd / Rudd)."""
-    own, acronyms = tokens(other), {w.lower() for w in re.findall(r"\b[A-Z]{2,5}\b", other)}
+    own, acronyms = tokens(other), _acronyms(other)
     initials = {
         "".join(w[0] for w in r[i:j])
         for r in _name_runs(other)
         for i in range(len(r))
         for j in range(i + 2, len(r) + 1)
     }
-    out = {w.lower() for w in re.findall(r"\b[A-Z]{2,5}\b", text)} & initials
+    out = _acronyms(text) & initials
     for r in _name_runs(text):
         subs = [r[i:j] for i in range(len(r)) for j in range(i + 2, len(r) + 1)]
         out |= {w for sub in subs if "".join(x[0] for x in sub) in acronyms for w in sub}
         out |= {r[0]} if len(r) == 2 and r[1] in own else set()
     return out
+
+
+def _acronyms(text: str) -> set[str]:
+    """The words of two to five capitals in ``text``, lower-cased (GE, SC, NASA)."""
+    return {w.lower() for w in re.findall(r"\b[A-Z]{2,5}\b", text)}
 
 
 def _differ_name(a, ta, p, tp) -> bool:

@@ -7,6 +7,9 @@ from pairbench.generated_suites.edits import has_subject, headline
 from pairbench.generated_suites.lexicon import saying, words
 from pairbench.generated_suites.patterns import matches
 
+# spaCy entity types of an amount (a price, a count, a share, a measure)
+AMOUNT_TYPES = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
+
 
 def presupposed(doc, root, negs) -> str | None:
     """Why the rest of the sentence would contradict a not added to (or removed from) the claim."""
@@ -87,8 +90,7 @@ def _presupposing_comment(doc, root) -> bool:
 
 def _measured(span, root) -> bool:
     """A number, amount, price or count in the claim's verb phrase (``span``: after the verb, before a comma)."""
-    amounts = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
-    return any((t.like_num or t.ent_type_ in amounts) and root in t.ancestors for t in span)
+    return any((t.like_num or t.ent_type_ in AMOUNT_TYPES) and root in t.ancestors for t in span)
 
 
 def _timed(verb, end, after=False) -> bool:

@@ -21,7 +21,7 @@ from pairbench.generated_suites.edits import (
 )
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, matches
-from pairbench.generated_suites.presuppositions import framed, presupposed
+from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, presupposed
 
 DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
 
@@ -145,7 +145,8 @@ def negation(doc, ctx=None) -> Made:
 
 def _do_coordinated(doc, root) -> list:
     """Verbs after "and" of the claim verb's subject and form ("opens a drawer and climbs inside"): one do-support
-    covers them all ("does not open a drawer and climb inside"); none where any has its own subject or form."""
+    covers them all, and becoming or ("does not open a drawer or climb inside"); none where any has its own subject
+    or form."""
     verbs = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
     if any(
@@ -304,8 +305,11 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         weak = weak | {"could"}  # "Perhaps the plan could help": "could not help" is as hedged a possibility
     if finite.lower_ in weak or any(c.lower_ in weak for c in root.children if c.dep_ == "aux"):
         return "negation.modal_of_possibility"
-    amounts = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
-    if not negs and root.lemma_ == "be" and any(c.dep_ == "attr" and c.ent_type_ in amounts for c in root.children):
+    if (
+        not negs
+        and root.lemma_ == "be"
+        and any(c.dep_ == "attr" and c.ent_type_ in AMOUNT_TYPES for c in root.children)
+    ):
         return "negation.copula_with_amount"
     if negs:
         after = doc[negs[0].i + 1] if negs[0].i + 1 < len(doc) else None

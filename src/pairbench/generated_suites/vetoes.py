@@ -75,10 +75,10 @@ def _quotes_moved(a: str, b: str) -> bool:
     return any(a.count(q) != b.count(q) for q in "\"'“”‘’") or a[:1] != b[:1] and not (a[:1] + b[:1]).isalnum()
 
 
-def _edited_conjuncts(verb, made) -> set[int] | tuple:
+def _edited_conjuncts(verb, made) -> set[int]:
     """The verbs coordinated with the edited ``verb`` that a ``*_coordinated`` rule edited too."""
     if verb is None or not made.rule.endswith("_coordinated"):
-        return ()
+        return set()
     return {c.i for c in verb.children if c.dep_ == "conj"}
 
 
