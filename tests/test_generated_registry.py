@@ -162,6 +162,12 @@ def test_a_new_record_is_validated_and_iterated(tmp_path):
             "temporal.yaml: temporal.x: spaCy refuses its pattern",
         ),
         ("tenses.yaml", "[]\n", "tenses.yaml: no area 'tenses'; name the file after one of anchor, check"),
+        (  # YAML keeps the last of two equal keys: the first list of examples would be lost untested
+            "temporal.yaml",
+            "- id: temporal.x\n  kind: refusal\n  category: temporal\n  reason: r\n  refuse: [a]\n  refuse: [b]\n",
+            "temporal.yaml:6:3: key 'refuse' is given twice in one mapping (first on line 5); YAML would keep only "
+            "the last: merge the two or delete one",
+        ),
     ],
 )
 def test_a_bad_registry_file_is_named_in_one_line(tmp_path, name, text, message):

@@ -156,6 +156,16 @@ def test_yaml_syntax_error_names_file_line_and_column(tmp_path):
     )
 
 
+def test_a_key_given_twice_is_named_not_overwritten(tmp_path):
+    # YAML keeps the last of two equal keys: the first block of models would drop out of the study unsaid.
+    twice = tmp_path / "study.yaml"
+    twice.write_text("models:\n  a: {kind: bi, source: x}\nsuites: {}\nmodels:\n  b: {kind: bi, source: y}\n")
+    assert yaml_syntax_problem(twice) == (
+        f"{twice}:4:1: key 'models' is given twice in one mapping (first on line 1); YAML would keep only the "
+        "last: merge the two or delete one"
+    )
+
+
 def test_a_command_line_configfile_can_be_checked_for_syntax(tmp_path, capsys):
     # Snakemake parses --configfile files before the workflow runs and names no line; this does.
     from pairbench.core.config import main

@@ -223,10 +223,9 @@ def schema_error(error, config_files=()) -> ConfigError:
 
 @functools.lru_cache(maxsize=64)
 def _schema_contents(path: str, mtime_ns: int) -> dict:
-    import yaml
+    from pairbench.core.yaml_files import read
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=loader)
+    return read(path)
 
 
 def load_schema(path) -> dict:
@@ -329,23 +328,10 @@ def validated_block(block, schema: Path, prefix: tuple, config_files=()) -> None
 
 
 def yaml_syntax_problem(path) -> str | None:
-    """``file:line:column: ...`` when a YAML file cannot be parsed (None when it can)."""
-    import yaml
+    """``file:line:column: ...`` when a YAML file cannot be parsed or gives a key twice (None when it can)."""
+    from pairbench.core.yaml_files import problem
 
-    try:
-        yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except UnicodeDecodeError as err:
-        return f"{path}: not valid UTF-8 (byte {err.start}); save the file as UTF-8"
-    except OSError as err:
-        return f"{path}: cannot be read ({err.strerror})"
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        context = f" ({err.context})" if err.context else ""
-        return f"{where}: YAML syntax error: {err.problem}{context}; fix the file (indent with spaces, close every bracket and quote)"
-    except yaml.YAMLError as err:
-        return f"{path}: YAML syntax error: {err}"
-    return None
+    return problem(path)
 
 
 # ----------------------------------------------------------------------------------------------

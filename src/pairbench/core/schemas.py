@@ -20,9 +20,9 @@ def schema_path(name: str) -> Path:
 
 @functools.cache
 def load_schema(name: str) -> dict:
-    import yaml
+    from pairbench.core.yaml_files import read
 
-    return yaml.safe_load(schema_path(name).read_text(encoding="utf-8"))
+    return read(schema_path(name))
 
 
 def model_properties() -> dict[str, dict]:

@@ -11,6 +11,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from pairbench.core.errors import PairbenchError
+from pairbench.core.yaml_files import YamlFileError
+from pairbench.core.yaml_files import read as read_yaml
 
 FOLDER = Path(__file__).resolve().parent / "lexicon"
 
@@ -21,12 +23,13 @@ class LexiconError(PairbenchError):
 
 @cache
 def _load(name: str) -> dict:
-    import yaml
-
     path = FOLDER / f"{name}.yaml"
     if not path.is_file():
         raise LexiconError(f"{path}: no such lexicon file; add it as {{description: ..., words: [...]}}")
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    try:
+        data = read_yaml(path)
+    except YamlFileError as err:
+        raise LexiconError(str(err)) from None
     if not isinstance(data, dict) or not isinstance(data.get("description"), str):
         raise LexiconError(f"{path}: a lexicon file is a mapping with a one-line `description`; add one")
     kinds = [k for k in ("words", "table") if k in data]

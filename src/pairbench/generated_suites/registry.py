@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from pairbench.core.errors import PairbenchError
+from pairbench.core.yaml_files import YamlFileError
+from pairbench.core.yaml_files import read as read_yaml
 from pairbench.generated_suites.config import GENERATED_CATEGORIES
 
 FOLDER = Path(__file__).resolve().parent / "registry"
@@ -138,18 +140,15 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
 def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
     """Every record of the registry files in ``folder``, by id, validated (``strict=False``: a
     record may lack its examples, for bench/registry_examples.py to find them)."""
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's loader where built in
     out: dict[str, Record] = {}
     for path in sorted(Path(folder).glob("*.yaml")):
         area = path.stem.split(".")[0]  # <area>.yaml, or <area>.<part>.yaml for records kept beside one module
         if area not in AREAS:
             raise RegistryError(f"{path}: no area {area!r}; name the file after one of {', '.join(AREAS)}")
         try:
-            raws = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or []
-        except yaml.YAMLError as err:
-            raise RegistryError(f"{path}: not YAML ({str(err).splitlines()[0]}); fix its syntax") from None
+            raws = read_yaml(path) or []
+        except YamlFileError as err:
+            raise RegistryError(str(err)) from None
         if not isinstance(raws, list):
             raise RegistryError(f"{path}: a registry file is a list of records; fix it")
         for raw in raws:
