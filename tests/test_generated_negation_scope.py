@@ -28,6 +28,12 @@ MADE = [
     ),
     ("Nokia cut prices to win back customers.", "Nokia did not cut prices to win back customers."),
     ("Rebel forces shelled the airport", "Rebel forces did not shell the airport"),
+    ("A man plays the guitar and sings.", "A man does not play the guitar or sing."),
+    ("A woman slices potatoes.", "A woman does not slice potatoes."),
+    ("Two dogs chase a ball.", "Two dogs do not chase a ball."),
+    ("Norway cuts interest rates to record low", "Norway does not cut interest rates to record low"),
+    ("Netanyahu set to call early vote", "Netanyahu not set to call early vote"),
+    ("Ministers meet in Brussels, police say", "Ministers do not meet in Brussels, police say"),
     ("A man is wearing a hat and sunglasses.", "A man is not wearing a hat and sunglasses."),
 ]
 
@@ -52,7 +58,11 @@ REFUSED = [
     ("The board approved the merger, which surprised analysts.", "negation.comment_clause"),
     ("The company revealed that profits fell.", "negation.report_verb"),
     ("The law applied until 1990.", "negation.until_clause"),
-    ("A man plays the guitar and sings.", "check.negation_coordinated_verbs"),
+    ("A woman opens the box and smiles.", "check.negation_coordinated_verbs"),
+    ("Storm hits coast, thousands lose power", "negation.headline_comma_clauses"),
+    ("Train derails near Paris, dozens hurt", "negation.headline_comma_clauses"),
+    ("Bollywood cuts costs by a third as rupee collapse bites", "anchor.headline_verb_may_be_noun"),
+    ("The firm already has paid the fine.", "negation.not_before_adverb"),
     ("A girl is wearing a skirt and boots.", "check.negation_coordinated_verbs"),
 ]
 

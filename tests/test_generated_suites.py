@@ -129,7 +129,7 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         if variant == "remove_not":
             return not new and set(gone) <= neg | {"ca", "wo"} or set(new) <= {"can", "will"}
         # do-support: one verb form becomes do + not + base (or back); _coordinated: the verbs after and too
-        small, big = (gone, new) if variant.startswith("do_support") else (new, gone)
+        small, big = (gone, new) if variant.endswith(("do_support", "do_support_coordinated")) else (new, gone)
         most = sum(big.values()) - 2 if variant == "do_support_coordinated" else 1
         if variant == "do_support_coordinated":  # each "and" between the denied verbs an "or"
             ands = gone["and"]

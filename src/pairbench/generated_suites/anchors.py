@@ -12,7 +12,6 @@ import polars as pl
 
 from pairbench.core.errors import InputProblems, PairbenchError
 from pairbench.core.sts_data import read_delimited, split_file
-from pairbench.generated_suites.audit import pick
 
 
 def _rows(path: Path) -> list[tuple[str, list]]:
@@ -73,6 +72,11 @@ def read_pairs(
             "lower `min_score` or check `score_max`"
         )
     return pairs
+
+
+def pick(rng, items: list, k: int) -> list:
+    """``k`` of ``items`` drawn by ``rng`` without replacement (all where fewer), in their order."""
+    return [items[i] for i in sorted(rng.choice(len(items), size=min(k, len(items)), replace=False))]
 
 
 def select_anchors(pairs, *, max_anchors=None, seed=0) -> list[tuple[str, str]]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from pairbench.core.errors import PairbenchError
 from pairbench.core.io import atomic_write_text
+from pairbench.generated_suites.anchors import pick
 
 SAMPLE_COLUMNS = ("pair_id", "category", "rule", "sentence1", "sentence2", "valid", "note")
 TABLE_COLUMNS = ("audited", "valid", "precision", "precision_low", "precision_high")
@@ -51,11 +52,6 @@ def audit_sample(rows, per_rule: int, seed: int, fallback_rules=frozenset()) -> 
         for row in pick(own, by_rule[rule], per_rule):
             sample.insert(int(own.integers(len(sample) + 1)), row)
     return sample
-
-
-def pick(rng, items: list, k: int) -> list:
-    """``k`` of ``items`` drawn by ``rng`` without replacement (all where fewer), in their order."""
-    return [items[i] for i in sorted(rng.choice(len(items), size=min(k, len(items)), replace=False))]
 
 
 def write_audit_sample(sample, path: str | os.PathLike) -> Path:

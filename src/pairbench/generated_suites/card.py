@@ -8,7 +8,8 @@ from collections import Counter
 import numpy as np
 
 from pairbench.core.io import atomic_path, atomic_write_json, atomic_write_text
-from pairbench.generated_suites.audit import TABLE_COLUMNS, pick
+from pairbench.generated_suites.anchors import pick
+from pairbench.generated_suites.audit import TABLE_COLUMNS
 from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES
 from pairbench.generated_suites.registry import reason
 from pairbench.generated_suites.source import plausibility

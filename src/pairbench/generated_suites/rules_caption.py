@@ -10,6 +10,8 @@ puts "may be" before it. Refusals are the registry's (``negation.caption_*`` and
 
 from __future__ import annotations
 
+from lemminflect import getAllLemmas, getInflection
+
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import words
 from pairbench.generated_suites.rules_clause import some_to_any
@@ -42,8 +44,14 @@ def _caption_parts(doc):
 
 
 def negation_caption(doc, ctx=None) -> Made:
-    """ "A man walking down the stairs." -> "A man not walking down the stairs." """
-    subject, participle = _caption_parts(doc)
+    """ "A man walking down the stairs." -> "A man not walking down the stairs."; else a caption's present that
+    the parser read as a noun ("A woman slices tofu." -> "A woman does not slice tofu.")."""
+    try:
+        subject, participle = _caption_parts(doc)
+    except Refuse:
+        if (made := _missed_present(doc)) is None:
+            raise
+        return made
     if any(t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg" for t in doc):
         raise Refuse("negation.other_negative_words")
     if any(t.lower_ in words("scope_quantifiers") for t in subject):
@@ -54,6 +62,49 @@ def negation_caption(doc, ctx=None) -> Made:
     return Made(
         rebuild(doc, {participle.i: f"not {participle.text}", **some_to_any(participle)}), "negation:caption_not"
     )
+
+
+def _missed_present(doc) -> Made | None:
+    """ "A woman slices tofu." parsed with "slices" a plural noun: after "a" or "an", adjectives and a singular noun, a
+    verb's -s form can only be the verb (no "a" takes a plural); after a plural or two nouns joined by and ("Two brown
+    dogs chase ...", "A lady and her daughter look ..."), a verb's base form can be no noun's head. A short one-clause
+    caption only: no second verb, comma, negative, some or habit word, no and/or after the verb."""
+    if (
+        not doc.text.rstrip().endswith(".")
+        or not (doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD")
+        or len(doc) > 18
+    ):
+        return None
+    found = next(((t.i, v) for t in doc[2:] if doc[t.i - 1].tag_ in ("NN", "NNS") and (v := _verb_after(doc, t))), None)
+    if found is None or any(
+        t.tag_ not in ("JJ", "NN", "NNS", "HYPH", "VBN", "CC", "DT", "PRP$") for t in doc[1 : found[0]]
+    ):
+        return None
+    i, (plural, bases) = found
+    plain = words("negative_words") | words("near_negative_words") | words("some_words") | {"some"}
+    plain |= words("frequency_adverbs")
+    if (
+        doc[i].pos_ == "AUX"
+        or {"be", "have", "do"} & set(bases)
+        or any(t.lower_ in plain or t.text in (",", ";", ":") or t.dep_ == "neg" for t in doc)
+    ):
+        return None
+    if any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :]):
+        return None
+    return Made(rebuild(doc, {i: f"{'do' if plural else 'does'} not {bases[0]}"}), "negation:caption_do_support")
+
+
+def _verb_after(doc, token) -> tuple[bool, list[str]] | None:
+    """(plural, the verb's bases) where ``token`` is a verb's -s form after "a"/"an" and a singular noun, or its base
+    form (no -s) after a plural or nouns joined by and; else None."""
+    subject = doc[: token.i]
+    singular = doc[0].lower_ in ("a", "an") and not any(t.tag_ in ("NNS", "CC", "CD") for t in subject)
+    plural = subject[-1].tag_ == "NNS" or any(t.lower_ == "and" for t in subject)
+    if singular == plural or plural and token.lower_.endswith("s"):
+        return None
+    tag = "VBP" if plural else "VBZ"
+    bases = [b for b in getAllLemmas(token.lower_).get("VERB", ()) if getInflection(b, tag=tag)[:1] == (token.lower_,)]
+    return (plural, bases) if bases else None
 
 
 def hedging_caption(doc, ctx=None) -> Made:

@@ -103,7 +103,7 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse(rid)
     plan = None if negs else headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas not to lead ..."
     finite, has_aux = (plan, True) if plan is not None else finite_verb(root)
-    clear_scope(doc, root)
+    _clear_scope(doc, root)
     why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
     if why is not None:
         raise Refuse(why)
@@ -112,7 +112,7 @@ def negation(doc, ctx=None) -> Made:
     if not negs and adjective_fragment(doc, root, finite) and not _past_clause(doc, root):
         if reduced_passive(doc, root) and _bare_count(doc, root):
             raise Refuse("negation.bare_count_participle")
-        if reduced_passive(doc, root):  # "Former president arrested" -> "Former president not arrested"
+        if reduced_passive(doc, root) or _plan_participle(doc, root):  # "Former president arrested"
             return Made(rebuild(doc, {root.i: f"not {root.text}"}), "negation:insert_not")
         raise Refuse("negation.past_tense_headline")
     if negs:
@@ -138,9 +138,39 @@ def negation(doc, ctx=None) -> Made:
     if adverb_before(doc, root) and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
     do, shared = DO_FORMS[root.tag_], _do_coordinated(doc, root)
-    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **{v.i: verb_base(v) for v in shared}}
+    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **{v.i: _base(v) for v in shared}}
     edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
     return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")
+
+
+def _plan_participle(doc, root) -> bool:
+    """A headline's plan with a past form and to ("Netanyahu set to call early vote"; lexicon plan_participles): not
+    goes before it ("Netanyahu not set to call early vote")."""
+    if not headline(doc) or root.lower_ not in words("plan_participles") or root.i + 2 >= len(doc):
+        return False
+    plan = [c for c in root.children if c.dep_ == "xcomp" and c.tag_ == "VB" and c.i == root.i + 2]
+    return bool(plan) and doc[root.i + 1].lower_ == "to" and has_subject(root)
+
+
+def _clear_scope(doc, root) -> None:
+    """``clear_scope``; a headline's verb that may be a noun stands where it has its subject before it and can be no
+    noun ("Obama relaxes deportation rules"), or is an -s form with an object ("Australia cuts rates to record low"):
+    read as a noun it would head a plural subject that a later -s verb ("rates") disagrees with."""
+    try:
+        clear_scope(doc, root)
+    except Refuse as why:
+        lemmas = getAllLemmas(root.lower_)
+        if why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas:
+            raise
+        plural_s = root.tag_ == "VBZ" and root.lower_.endswith("s") and any(c.dep_ == "dobj" for c in root.children)
+        if "NOUN" in lemmas and not plural_s:
+            raise
+        if any(t.lower_ in words("subordinators") and t.dep_ != "mark" for t in doc[root.i + 1 :]):
+            raise  # "cuts costs as rupee collapse bites": a clause the doubtful parse missed
+        if root.tag_ not in DO_FORMS or not any(c.dep_ == "nsubj" and c.i < root.i for c in root.children):
+            raise
+        if any(t.lower_ in words("subordinators") for t in doc[: root.i]):
+            raise Refuse("anchor.subordinator_before_verb") from None
 
 
 def _do_coordinated(doc, root) -> list:
@@ -148,12 +178,33 @@ def _do_coordinated(doc, root) -> list:
     covers them all, and becoming or ("does not open a drawer or climb inside"); none where any has its own subject
     or form."""
     verbs = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
+    verbs += [c for o in root.children if o.dep_ == "dobj" for c in o.children if _object_conj_verb(c, root)]
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
     if any(
-        doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ or any(c.dep_ in own for c in v.children) for v in verbs
+        doc[v.i - 1].lower_ != "and"
+        or v.tag_ != root.tag_
+        and v.pos_ != "NOUN"
+        or any(c.dep_ in own for c in v.children)
+        for v in verbs
     ):
         return []
     return verbs
+
+
+def _object_conj_verb(token, root) -> bool:
+    """ "opens a drawer and climbs inside": the second verb, tagged a plural noun and joined to the object, is the
+    claim verb's -s form with no noun's marks ("a bikini top and jeans" stays a noun)."""
+    if token.dep_ != "conj" or token.tag_ != "NNS" or root.tag_ != "VBZ" or token.doc[token.i - 1].lower_ != "and":
+        return False
+    forms = {getInflection(b, tag="VBZ")[0] for b in getAllLemmas(token.lower_).get("VERB", ())}
+    return token.lower_ in forms and not any(
+        c.dep_ in ("det", "amod", "nummod", "poss", "compound") for c in token.children
+    )
+
+
+def _base(verb) -> str:
+    """``verb_base``, or the verb lemma of an -s verb the parser tagged a plural noun."""
+    return verb_base(verb) if verb.pos_ in ("VERB", "AUX") else getLemma(verb.lower_, upos="VERB")[0]
 
 
 def framed_claim(root):
@@ -174,13 +225,15 @@ def framed_claim(root):
 
 def _past_clause(doc, root) -> bool:
     """A clause's past verb: with a named subject ("Cisco pared spending."), or a headline's with an object, a verb
-    whose passive takes none and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
+    whose passive takes none and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner"), or
+    any subject in a reported clause ("US believes Syrian government used chemical weapons")."""
     if root.lower_ in _forms(root, "VBD") - _forms(root):
         return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
     named = [c for c in root.children if c.dep_ == "nsubj" and c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
     if doc[-1].text == ".":
         return bool(named)
-    agents = named + [c for c in root.children if c.dep_ == "nsubj" and c.tag_ in ("NNS", "PRP")]
+    reported = root.dep_ == "ccomp"  # "US believes Syrian government used chemical weapons": a reported act
+    agents = named + [c for c in root.children if c.dep_ == "nsubj" and (reported or c.tag_ in ("NNS", "PRP"))]
     if not agents or any(
         g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children
     ):
@@ -253,6 +306,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         c.dep_ == "mark" and c.lower_ in words("subordinators") | words("time_subordinators") for c in root.children
     ):
         return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
+    if _comma_clauses(doc):
+        return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
     for rid in ("negation.list_after_colon", "negation.idiom_after_not", "negation.comment_clause"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
@@ -289,6 +344,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid in ("negation.somewhere_after_verb", "negation.death_with_age"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
+    if not negs and finite.i > 0 and doc[finite.i - 1].lower_ in words("positive_polarity_adverbs"):
+        return "negation.not_before_adverb"  # "United already has paid" -> "already has not paid"
     if not negs and finite.lower_ == "must":
         return "negation.must"
     if not negs and saying_alone(root, also=("auxpass", "oprd")):
@@ -318,6 +375,34 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         if any(t.lower_ in words("polarity_items") for t in doc[negs[0].i :]):
             return "negation.polarity_word"
     return None
+
+
+def _comma_clauses(doc) -> bool:
+    """A headline of two clauses split by a comma ("Storm hits coast, thousands lose power", "Train derails, dozens
+    hurt"): a not on either leaves the other asserting the cause or its result. A sayer after the comma ("..., police
+    say") reports the claim."""
+    if not headline(doc):
+        return False
+
+    def clause_verbs(span):
+        return [
+            t for t in span if t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBZ", "VBP", "VBD", "VBN") and t.dep_ != "amod"
+        ]
+
+    for comma in (t for t in doc if t.text == ","):
+        after = [t for t in clause_verbs(doc[comma.i + 1 :]) if t.lemma_.lower() not in saying("claim")]
+        subjects = [c for t in after for c in t.children if c.dep_ in ("nsubj", "nsubjpass")]
+        fused = any(c.i > comma.i for c in subjects) and any(c.i < comma.i and _verb_like(c) for c in subjects)
+        if after and (clause_verbs(doc[: comma.i]) or fused):  # "Train derails(NNS) near Paris, dozens hurt"
+            return True
+    return False
+
+
+def _verb_like(token) -> bool:
+    """A plural noun that is a verb's third-person present with a phrase of its own ("derails near Paris")."""
+    bases = getAllLemmas(token.lower_).get("VERB", ())
+    forms = {getInflection(b, tag="VBZ")[0] for b in bases if getInflection(b, tag="VBZ")}
+    return token.tag_ == "NNS" and token.lower_ in forms and any(c.dep_ in ("prep", "dobj") for c in token.children)
 
 
 def _in_scope(token, root) -> bool:

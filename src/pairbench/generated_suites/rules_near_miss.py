@@ -103,14 +103,13 @@ def _context_refusal(doc, ent) -> str | None:
     describing noun before it (chipmaker Intel), an office it names (Ukrainian parliament), a
     nationality used as a noun (Swiss vote), another name the entity goes with (Saddam ... Iraq,
     rebels ... Homs, Romney ... Paul Ryan)."""
-    prev = doc[ent.start - 1] if ent.start > 0 else None
     if ent.label_ in _NUMERIC_TYPES:
         return None
     if matches(doc, "near_miss.ticker"):  # its pattern: a ticker (IBM.N) or an exchange
         return "near_miss.ticker"
-    if prev is not None and prev.tag_ in ("NN", "NNS") and prev.is_lower:
+    if any(m.end == ent.start for m in matches(doc, "near_miss.describing_noun")):  # its pattern: the word before
         return "near_miss.describing_noun"
-    if ent.label_ == "ORG" and prev is not None and prev.lower_ == "of":
+    if ent.label_ == "ORG" and any(m.end == ent.start for m in matches(doc, "near_miss.company_after_of")):
         return "near_miss.company_after_of"
     head = ent.root.head
     owner = doc[ent.end + 1] if ent.end + 1 < len(doc) and doc[ent.end].tag_ == "POS" else None  # the parse may miss it
@@ -158,7 +157,7 @@ def _entity_refusal(doc, ent) -> str | None:
     prev = doc[ent.start - 1] if ent.start > 0 else None
     if doc.text.count(ent.text) > 1:
         return "near_miss.named_twice"
-    if prev is not None and prev.lower_ in ("a", "an", "the"):
+    if any(m.end == ent.start for m in matches(doc, "near_miss.after_article")):  # its pattern: the word before
         return "near_miss.after_article"
     if prev is not None and _title(prev):
         return "near_miss.after_title"

@@ -188,6 +188,8 @@ def quantifier(doc, ctx=None) -> Made:
             raise Refuse("quantifier.singular_verb")  # "All of them has a licence"
         if negated and {low, new} & {"no", "none", "little"}:  # not made double, nor left alone (every team cannot)
             raise Refuse("quantifier.double_negative")
+        if new in ("no", "none") and matches(doc, "quantifier.obligation_modal"):
+            raise Refuse("quantifier.obligation_modal")  # "Each applicant must sign" -> "No applicant must sign"
         if new == "no" and token.head.dep_ == "pobj":
             raise Refuse("quantifier.no_in_phrase")
         edits = {token.i: match_case(new, token.text)}
@@ -233,6 +235,8 @@ def _pronoun(doc, token) -> Made:
     if _unlicensed(doc, token, token.head):
         raise Refuse("quantifier.unlicensed_polarity")  # "Nobody has ever climbed it" -> "Everybody has ever ..."
     new = exchanges("pronoun")[token.lower_]
+    if new == "nobody" and matches(doc, "quantifier.obligation_modal"):
+        raise Refuse("quantifier.obligation_modal")  # "Everyone must leave" -> "Nobody must leave": a ban
     return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
 
 

@@ -64,9 +64,9 @@ def decimal_step(text: str) -> str | None:
 def stepped(doc, token) -> str | None:
     """The number's small step: ``small_step`` for a whole number, ``decimal_step`` for a decimal
     amount of money or a share (after a currency sign or before million, percent, cents)."""
-    if token.lower_ in ("one", "1"):
-        return None
     nxt = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
+    if token.lower_ in ("one", "1"):  # "1 million songs" -> "2 million songs"; "one" counts a singular
+        return "2" if token.text == "1" and nxt in words("large_scales") else None
     amount = token.i > 0 and doc[token.i - 1].text in words("currency_signs") or nxt in words("amount_after")
     return small_step(token.text) or (decimal_step(token.text) if amount else None)
 
@@ -83,7 +83,7 @@ def _step_refusal(doc, token) -> str | None:
     if token.i > 1 and prev.lower_ == "of" and doc[token.i - 2].lower_ in words("stacked_scales"):
         return "numerical.stacked_scale"  # tens of thousands
     agent = prev is not None and prev.lower_ == "by" and _counts_plural(token)  # investigated by two agencies
-    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not agent  # dies at 91
+    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not (agent or _no_age(doc, token))
     labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
     compound = measure_compound(doc, token)
     # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
@@ -115,7 +115,10 @@ def measure_compound(doc, token) -> bool:
     if j + 3 >= len(doc) or token.whitespace_ or doc[j + 1].text != "-" or doc[j + 1].whitespace_:
         return False
     unit, after = doc[j + 2], doc[j + 3]
-    return unit.lower_ in words("compound_units") and after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
+    listed = after.text == "," and unit.head.i > after.i and unit.head.pos_ == "NOUN"  # a two-year, $2 million deal
+    return unit.lower_ in words("compound_units") and (
+        listed or after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
+    )
 
 
 def _counts_plural(token) -> bool:
@@ -148,6 +151,25 @@ def _calendar_day(token) -> bool:
     doc = token.doc
     beside = [doc[j] for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
     return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in words("month_words") for t in beside)
+
+
+def _no_age(doc, token) -> bool:
+    """A number after "at", "by" or "past" that is no age or time of day: "stood at 154,603" (grouped or past
+    199, never a plain four digits: "at 2330 GMT"; "aged", "turned 200" stay ages), "over the past 20 years"
+    (never "half past six")."""
+    prev = doc[token.i - 1]
+    if token.i > 1 and prev.lower_ == "past" and doc[token.i - 2].lower_ == "the":
+        return True
+    if prev.lower_ in words("age_words") or prev.lemma_.lower() == "turn":
+        return False
+    return _value(token.text) >= 200 and not re.fullmatch(r"\d{4}", token.text)
+
+
+def _age_aside(token) -> bool:
+    """An age in apposition ("Chera Larkins, 32, of Manhattan"): passed over for the sentence's next number."""
+    doc = token.doc
+    beside = [doc[j].text for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
+    return token.dep_ == "appos" and beside == [",", ","] and token.text.isdigit() and int(token.text) < 130
 
 
 def _tied(doc, token) -> bool:
@@ -221,6 +243,7 @@ def numerical_step(doc, ctx=None) -> Made:
     """The sentence's first number raised by ``small_step`` when no other number is tied to it
     ("7 police officers were killed and 4 wounded" -> 8)."""
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
+    numbers = [n for n in numbers if not _age_aside(n)] or numbers  # an age alone is refused as an age
     if not numbers:
         raise Refuse("numerical.no_number")
     token = numbers[0]

@@ -24,47 +24,28 @@ def argument(token):
         raise Refuse("entity_swap.pronoun_argument")
     if token.pos_ not in ("NOUN", "PROPN"):
         raise Refuse("entity_swap.not_a_noun_phrase")
-    span = list(token.subtree)
+    span, doc = list(token.subtree), token.doc
     speaker = [t for t in span if t.tag_ == "PRP$" and t.lower_ not in words("third_person_pronouns")]  # my, our
     if any(t.tag_ in _PRONOUN_TAGS and t not in speaker for t in span):
         raise Refuse("entity_swap.pronoun_in_argument")
-    if not all(t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'") or _inner(t) for t in span):
+    inner = {m[1] for m in matches(doc, "entity_swap.symbols_in_argument")}  # its pattern: a hyphen inside a word
+    if not all(t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'") or t in inner for t in span):
         raise Refuse("entity_swap.symbols_in_argument")
-    if any(t.dep_ not in _SPAN_OK and t.i != token.i and not _of_phrase(t, token) for t in span):
+    of_phrase = {t for m in dep_matches(doc, "entity_swap.complex_argument") if m[0] == token for t in m[1:]}
+    of_phrase = set() if token.lower_ in words("share_nouns") else of_phrase  # a lot of ducks: see the pattern
+    if any(t.dep_ not in _SPAN_OK and t.i != token.i and t not in of_phrase for t in span):
         raise Refuse("entity_swap.complex_argument")
     end = span[-1]  # the head, or the object of its "of" (a piece of paper, the mayor of Chicago)
-    if end.i - span[0].i + 1 != len(span) or end.i != token.i and not (end.dep_ == "pobj" and _of_phrase(end, token)):
+    if end.i - span[0].i + 1 != len(span) or end.i != token.i and not (end.dep_ == "pobj" and end in of_phrase):
         raise Refuse("entity_swap.discontiguous_argument")
     if span[0].lower_ in ("a", "an") and token.tag_ in ("NNS", "NNPS"):
         raise Refuse("entity_swap.a_before_plural")
-    doc = token.doc
-    if end.i + 2 < len(doc) and doc[end.i + 1].text == "," and doc[end.i + 2].tag_ in ("NN", "NNS"):
+    if any(m.start == end.i + 1 for m in matches(doc, "entity_swap.missed_list")):  # its pattern: a comma, a noun
         raise Refuse("entity_swap.missed_list")
-    before = doc[span[0].i - 1] if span[0].i > 0 else None
-    after = doc[end.i + 1] if end.i + 1 < len(doc) else None
-    if (before is not None and before.whitespace_ == "" and (before.is_alpha or before.text == "-")) or (
-        end.whitespace_ == "" and after is not None and (after.is_alpha or after.text == "-")
-    ):
+    glued = {(m.start, len(m)) for m in matches(doc, "entity_swap.glued_argument")}  # its pattern: the word before
+    if (span[0].i - 1, 1) in glued or (end.i, 2) in glued:  # or the argument's last word and the word after
         raise Refuse("entity_swap.glued_argument")
     return doc[span[0].i : end.i + 1]
-
-
-def _inner(t) -> bool:
-    """A hyphen inside a word (four-year, anti-gay): no space on either side, letters or digits on both."""
-    doc = t.doc
-    if t.text != "-" or t.whitespace_ or t.i == 0 or t.i + 1 == len(doc) or doc[t.i - 1].whitespace_:
-        return False
-    return (doc[t.i - 1].is_alpha or doc[t.i - 1].like_num) and doc[t.i + 1].is_alpha
-
-
-def _of_phrase(t, head) -> bool:
-    """``t`` is the "of" on the argument's head or that "of"'s object, a plain noun phrase of its own
-    (a piece of paper, the mayor of Chicago); not after a share or count (a lot of ducks: its number
-    is the object's, and the verb's agreement with it)."""
-    if head.lower_ in words("share_nouns"):
-        return False
-    of = t if t.dep_ == "prep" else t.head if t.dep_ == "pobj" else None
-    return of is not None and of.dep_ == "prep" and of.lower_ == "of" and of.head == head
 
 
 def _number_unsure(token) -> bool:
@@ -101,13 +82,9 @@ def entity_swap(doc, ctx=None) -> Made:
     subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subj is None:
         raise Refuse("entity_swap.no_subject")
-    if subj.dep_ == "nsubj":
-        obj = next((c for c in root.children if c.dep_ == "dobj"), None)
-        rule = "entity_swap:subject_object"
-    else:
-        agent = next((c for c in root.children if c.dep_ == "agent"), None)
-        obj = next((c for c in agent.children if c.dep_ == "pobj"), None) if agent is not None else None
-        rule = "entity_swap:passive_agent"
+    rule = "entity_swap:subject_object" if subj.dep_ == "nsubj" else "entity_swap:passive_agent"
+    seconds = [m[-1] for m in dep_matches(doc, rule.replace(":", "."))]  # its pattern: the object or by-agent
+    obj = min(seconds, key=lambda t: t.i, default=None)
     if obj is None:
         raise Refuse("entity_swap.no_second_argument")
     if obj.ent_type_ in ("DATE", "TIME"):
@@ -163,15 +140,12 @@ def _second_verb_of_subject(root, obj) -> bool:
     new subject's too, and stays."""
     doc = root.doc
     listed = headline(doc) and not any(c.dep_ == "cc" for c in root.children)
-    for c in (c for c in root.children if c.i > obj.i):
-        verbs = [c] if c.dep_ in ("conj", "advcl") and c.pos_ in ("VERB", "AUX") else []
+    for _, c, *pcomp in dep_matches(doc, "entity_swap.subject_of_second_verb"):  # its pattern: the verbs
+        if c.i <= obj.i or c.dep_ == "prep" and c.lower_ not in words("subject_adverbials"):
+            continue
         if listed and c.dep_ == "conj" and doc[c.i - 1].text == ",":
-            verbs = []
-        if c.dep_ == "advcl" and c.tag_ not in ("VB", "VBG", "VBN"):
-            verbs = []  # a finite adverbial clause has a subject of its own
-        if c.dep_ == "prep" and c.lower_ in words("subject_adverbials"):
-            verbs = [g for g in c.children if g.dep_ == "pcomp" and g.tag_ == "VBG"]
-        if any(not any(k.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for k in v.children) for v in verbs):
+            continue
+        if not any(k.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for k in (pcomp or [c])[0].children):
             return True
     return False
 

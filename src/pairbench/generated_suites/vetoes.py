@@ -84,12 +84,26 @@ def _edited_conjuncts(verb, made) -> set[int]:
 
 def _hedging(doc, a, made):
     start, _, _ = changed(a, made.text)
-    verb = next((t for t in doc if t.idx >= start and t.pos_ == "VERB"), None)
+    verb = next((t for t in doc if t.idx >= start and t.pos_ in ("VERB", "AUX")), None)
+    if verb is not None and verb.dep_ in ("aux", "auxpass") and verb.head.i > verb.i:
+        verb = verb.head  # "has learned" -> "may have learned": the verb, not its auxiliary; a copula stays
     if _coordinated_finite(doc, _edited_conjuncts(verb, made)):
         return "check.hedge_coordinated_verbs"
-    if verb is not None and verb.lemma_.lower() in saying("hedge") and _reports_a_claim(verb):
+    if verb is None:
+        return None
+    if verb.lemma_.lower() in saying("hedge") and _reports_a_claim(verb):
         return "check.hedge_reporting_verb"
+    if verb.lemma_.lower() in words("learning_verbs") and any(c.dep_ == "ccomp" for c in verb.children):
+        return "check.hedge_learning_verb"  # "has learned that the bridge is unsafe": may doubts the learning
+    if _in_quotation(a, verb.idx) and any(c.dep_ == "ccomp" for c in verb.children):
+        return "check.hedge_quoted_clause_verb"  # '"We have seen that ...," he said': the speaker's own words
     return None
+
+
+def _in_quotation(text: str, offset: int) -> bool:
+    """``offset`` inside a direct quotation: an open double quote ("), “ or '' before it."""
+    before = text[:offset]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”") or before.count("''") % 2 == 1
 
 
 def _reports_a_claim(verb) -> bool:
@@ -102,7 +116,11 @@ def _reports_a_claim(verb) -> bool:
 
 def _negation(doc, a, made):
     start, old, new = changed(a, made.text)
-    if _coordinated_finite(doc, _edited_conjuncts(_token_at(doc, start), made)):
+    verb = _token_at(doc, start)
+    shared = _edited_conjuncts(verb, made)
+    if verb is not None and made.rule.endswith("_coordinated"):  # "opens a drawer and climbs": joined to the object
+        shared |= {c.i for o in verb.children if o.dep_ == "dobj" for c in o.children if c.dep_ == "conj"}
+    if _coordinated_finite(doc, shared):
         return "check.negation_coordinated_verbs"
     verb = (a[start:].split() or [""])[0] if not old else old
     if "-" in new or "-" in verb:
@@ -209,6 +227,16 @@ def _joined(found: set[str], text: str, other: set[str]) -> set[str]:
     return out
 
 
+_WITH = re.compile(r"(?i)\bwith\b")
+
+
+def _with_read(found: set[str], text: str, other: str) -> set[str]:
+    """``found`` (the content words of ``text``) without a participle that says "with" (wearing) where
+    ``other`` has more "with"s than ``text``: a man with a hard hat / a man wearing a hard hat."""
+    more = len(_WITH.findall(other)) > len(_WITH.findall(text))
+    return found - words("with_participles") if more else found
+
+
 def _sentences(text: str) -> int:
     """The sentences of ``text``: no stop of a title ends one (Dr. Sarah Collins)."""
     text = text.strip()
@@ -245,11 +273,16 @@ def lost_word(text: str) -> bool:
 CUT_WORDS = 20
 
 
+def cut_off(text: str) -> bool:
+    """More than ``CUT_WORDS`` words and no final stop: text cut at a length."""
+    return len(text.split()) > CUT_WORDS and not text.rstrip().endswith((".", "!", "?", '"', "'", ")"))
+
+
 def anchor_veto(text: str, doc=None) -> str | None:
     """Why no pair is made from an anchor at all (every pair would carry its flaw), or None."""
     if lost_word(text):
         return "anchor.lost_word"
-    if len(text.split()) > CUT_WORDS and not text.rstrip().endswith((".", "!", "?", '"', "'", ")")):
+    if cut_off(text):
         return "anchor.cut_off"
     if _A_PLURAL.search(text):
         return "anchor.article_before_plural"
@@ -342,6 +375,8 @@ _FRAGMENT_CHECKS = (
     ("negative_control.article_clash", _ARTICLE_CLASH.search),
     ("negative_control.run_in", _RUN_IN.search),
     ("negative_control.misspelt", misspelt),
+    ("negative_control.article_before_plural", _A_PLURAL.search),
+    ("negative_control.cut_off", cut_off),
 )
 
 
@@ -363,8 +398,21 @@ def paraphrase_veto(a: str, p: str) -> str | None:
         return "positive_control.sentence_count"
     wa, wp = _content(a), _content(p)
     wa, wp = _joined(wa, a, wp), _joined(wp, p, wa)
+    wa, wp = _with_read(wa, a, p), _with_read(wp, p, a)
     if wa != wp and (wa < wp or wp < wa):
         return "positive_control.words_added"
-    if len(wa ^ wp) > MAX_CHANGED:
+    if len(_inflected_apart(wa - wp, wp - wa)) > MAX_CHANGED:
         return "positive_control.too_many_changed"
     return None
+
+
+def _inflected_apart(only_a: set[str], only_p: set[str]) -> set[str]:
+    """The words of one side only (``only_a``, ``only_p``) but those that share a lemma with a word of
+    the other side: another form of a word is no word added or dropped (stands / standing, delay / delays)."""
+    lemmas = {w: {m.lower() for group in getAllLemmas(w).values() for m in group} | {w} for w in only_a | only_p}
+    return {
+        w
+        for one, other in ((only_a, only_p), (only_p, only_a))
+        for w in one
+        if not any(lemmas[w] & lemmas[o] for o in other)
+    }
