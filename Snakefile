@@ -28,8 +28,9 @@ _COMMAND_LINE = command_line_problem(
 )
 if _COMMAND_LINE:
     sys.exit(f"pairbench: {_COMMAND_LINE}")
-if Path("config.yaml").exists() and yaml_syntax_problem("config.yaml"):
-    sys.exit(f"pairbench: {yaml_syntax_problem('config.yaml')}")
+_CONFIG_SYNTAX = Path("config.yaml").exists() and yaml_syntax_problem("config.yaml")
+if _CONFIG_SYNTAX:
+    sys.exit(f"pairbench: {_CONFIG_SYNTAX}")
 
 
 from snakemake.utils import min_version

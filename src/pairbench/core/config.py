@@ -16,11 +16,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import fnmatch
-import functools
 import re
 from pathlib import Path
 
 from pairbench.core.errors import ConfigError
+from pairbench.core.schemas import load_schema
 
 # Keys renamed when every stage took the same vocabulary: old dotted path (``*`` matches one
 # key) -> what to write instead. See CHANGELOG.md.
@@ -219,23 +219,6 @@ def schema_problems(error, config_files=()) -> list[str]:
 def schema_error(error, config_files=()) -> ConfigError:
     """Turn a jsonschema ``ValidationError`` into a :class:`ConfigError` naming file, line and key."""
     return ConfigError("\n".join(schema_problems(error, config_files)))
-
-
-@functools.lru_cache(maxsize=64)
-def _schema_contents(path: str, mtime_ns: int) -> dict:
-    from pairbench.core.yaml_files import read
-
-    return read(path)
-
-
-def load_schema(path) -> dict:
-    """A schema file's contents, parsed once per process (and again only when the file changes).
-
-    The workflow validates the config against several schemas that share ``definitions.schema.yaml``;
-    parsing each file once keeps reading the workflow fast. Treat the result as read-only.
-    """
-    path = Path(path).resolve()
-    return _schema_contents(str(path), path.stat().st_mtime_ns)
 
 
 def _schema_validator(schema: Path, *, fill_defaults: bool = False):

@@ -18,11 +18,23 @@ def schema_path(name: str) -> Path:
     return SCHEMA_DIR / name
 
 
-@functools.cache
-def load_schema(name: str) -> dict:
+@functools.lru_cache(maxsize=64)
+def _contents(path: str, mtime_ns: int) -> dict:
     from pairbench.core.yaml_files import read
 
-    return read(schema_path(name))
+    return read(path)
+
+
+def load_schema(schema: str | Path) -> dict:
+    """A schema's contents, parsed once per process (again only when the file changes).
+
+    ``schema``: a file name of the schema folder (``config.schema.yaml``) or a path. The workflow
+    validates the config against several schemas that share ``definitions.schema.yaml``; parsing
+    each file once keeps reading the workflow fast. Treat the result as read-only.
+    """
+    path = Path(schema)
+    path = (schema_path(path.name) if path.parent == Path() else path).resolve()
+    return _contents(str(path), path.stat().st_mtime_ns)
 
 
 def model_properties() -> dict[str, dict]:

@@ -11,21 +11,25 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import yaml
+
 from pairbench.core.errors import PairbenchError
 
 _HINT = "fix the file (indent with spaces, close every bracket and quote)"
-_TWICE = "a key given twice"
 
 
 class YamlFileError(PairbenchError):
     """A YAML file that cannot be read, is not YAML, or gives a key twice in one mapping."""
 
 
+class KeyGivenTwice(yaml.constructor.ConstructorError):
+    """A mapping of a YAML file gives one key twice (the strict loader's error)."""
+
+
 @functools.cache
 def strict_loader(fast: bool = True):
     """PyYAML's safe loader that refuses a key given twice in one mapping (``fast``: on libyaml's
     parser where built in; else on PyYAML's own, whose syntax errors name what it expected)."""
-    import yaml
 
     class StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader) if fast else yaml.SafeLoader):
         def construct_mapping(self, node, deep=False):
@@ -39,11 +43,10 @@ def strict_loader(fast: bool = True):
                 except TypeError:  # a list or mapping as a key: nothing to compare
                     continue
                 if first is not key_node.start_mark:
-                    raise yaml.constructor.ConstructorError(
+                    raise KeyGivenTwice(
                         problem=f"key {key!r} is given twice in one mapping (first on line {first.line + 1}); "
                         "YAML would keep only the last: merge the two or delete one",
                         problem_mark=key_node.start_mark,
-                        note=_TWICE,
                     )
             return super().construct_mapping(node, deep)
 
@@ -61,18 +64,14 @@ def problem(path) -> str | None:
 
 def read(path, fast: bool = True):
     """The contents of YAML file ``path``; :class:`YamlFileError` naming the file, line and column if not."""
-    import yaml
-
     try:
         return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=strict_loader(fast))
     except UnicodeDecodeError as err:
         raise YamlFileError(f"{path}: not valid UTF-8 (byte {err.start}); save the file as UTF-8") from None
     except OSError as err:
         raise YamlFileError(f"{path}: cannot be read ({err.strerror})") from None
-    except yaml.constructor.ConstructorError as err:
-        if err.note == _TWICE:
-            raise YamlFileError(f"{_where(path, err)}: {err.problem}") from None
-        raise _syntax_error(path, err) from None
+    except KeyGivenTwice as err:
+        raise YamlFileError(f"{_where(path, err)}: {err.problem}") from None
     except yaml.MarkedYAMLError as err:
         raise _syntax_error(path, err) from None
     except yaml.YAMLError as err:
