@@ -475,6 +475,7 @@ def _scores(model_dir) -> np.ndarray:
     return score_pairs(model_dir, settings, queries, docs, "cpu")[0]
 
 
+@pytest.mark.e2e
 def test_killed_training_job_resumes_to_the_uninterrupted_model(backbone, tmp_path):
     import os
     import signal

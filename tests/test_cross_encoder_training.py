@@ -499,6 +499,7 @@ def _snakemake_config(tiny) -> dict:
     }
 
 
+@pytest.mark.e2e
 def test_killed_snakemake_job_resumes_and_matches_an_uninterrupted_run(tmp_path, tiny):
     import time
 

@@ -403,6 +403,7 @@ def tiny_stage_update(model_dir: Path, sentences: Path, *, lm: dict, run: dict) 
     }
 
 
+@pytest.mark.e2e
 def test_killed_latents_job_resumes_to_the_same_cache(tmp_path):
     from conftest import snakemake
     from pairbench.testing import make_tiny_bert_backbone
@@ -438,6 +439,7 @@ def test_killed_latents_job_resumes_to_the_same_cache(tmp_path):
     assert not progress.parent.exists()
 
 
+@pytest.mark.e2e
 def test_killed_training_job_resumes_to_the_same_metrics(tmp_path):
     from conftest import snakemake
     from pairbench.testing import make_tiny_bert_backbone

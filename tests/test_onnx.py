@@ -225,6 +225,7 @@ def test_backend_settings_that_cannot_work_stop_at_load_in_one_line(monkeypatch)
     )
 
 
+@pytest.mark.e2e
 def test_the_export_rule_exports_once_and_again_when_the_form_changes(tmp_path, tiny_models):
     workdir = copy_workflow(tmp_path / "wf")
     block = {"kind": "bi", "source": f"path:{tiny_models['bi']}", "backend": "onnx"}

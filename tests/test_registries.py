@@ -356,6 +356,7 @@ kinds.KINDS["toy"] = kinds.ModelKind(
 """
 
 
+@pytest.mark.e2e
 def test_a_throwaway_kind_is_planned_and_scored_from_its_record_alone(tmp_path, tiny_models):
     import os
     import subprocess

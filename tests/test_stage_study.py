@@ -210,6 +210,7 @@ def test_study_forms_join_a_trained_run_in_every_exported_form_without_retrainin
         study_models(plans, config)
 
 
+@pytest.mark.e2e
 def test_a_study_form_is_exported_from_the_trained_run_and_scored_from_its_export(workflow_copy):
     from conftest import planned_jobs, snakemake, write_config
 
@@ -264,6 +265,7 @@ def freeze_study_run(tmp_path_factory):
     return work
 
 
+@pytest.mark.e2e
 def test_freeze_shards_equal_the_model_applied_to_the_latents(freeze_study_run):
     import torch
 
@@ -306,6 +308,7 @@ def test_freeze_shards_equal_the_model_applied_to_the_latents(freeze_study_run):
         np.testing.assert_allclose(frame["score"].to_numpy(), 1 / (1 + np.exp(-frame["raw"].to_numpy())), atol=1e-12)
 
 
+@pytest.mark.e2e
 def test_freeze_general_quality_scores_equal_the_runs_test_predictions(freeze_study_run):
     work = freeze_study_run
     scores = pl.read_parquet(work / "results/general_quality/tiny-run.parquet")

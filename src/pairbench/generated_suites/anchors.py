@@ -47,8 +47,7 @@ def _row_problem(where: str, fields, min_score, score_max) -> str | None:
 def read_pairs(
     folder: str | os.PathLike, splits, *, min_score=None, score_max=None, allow_none=False
 ) -> list[tuple[str, str]]:
-    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; every bad row named in one
-    line each, all at once, and one line when none is kept (unless ``allow_none``)."""
+    """The (A, P) pairs of the splits, in file order, kept by ``min_score``; every bad row named at once."""
     pairs: list[tuple[str, str]] = []
     problems: list[str] = []
     total = 0

@@ -1,8 +1,5 @@
-"""The token diff of (A, A'): does A' differ from A only as its rule says?
-
-Used twice: by the generator (a pair that fails its own check is refused, never written) and by
-the tests on every generated row. Independent of spaCy: a regex tokenizer, difflib and lemminflect.
-"""
+"""The token diff of (A, A'): does A' differ from A only as its rule says? Used by the generator (a pair that
+fails its own check is never written) and the tests; independent of spaCy (regex tokens, difflib, lemminflect)."""
 
 from __future__ import annotations
 
@@ -18,6 +15,7 @@ from pairbench.generated_suites.rules_lexical import number_value
 from pairbench.generated_suites.rules_step import decimal_step, small_step
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|'\w+|[\w.,]*\d[\w.,]*\d|\w+|[^\w\s]")
+_WORD = re.compile(r"[A-Za-z][\w'-]*|[^\w\s]")  # a word or a punctuation mark, for names
 
 
 def tokens(text: str) -> list[str]:
@@ -49,9 +47,8 @@ def _one_replace(a, b, allowed) -> bool:
 
 
 def _coordinated_bases(a: list[str], b: list[str]) -> tuple[list[str], int, int]:
-    """``a`` with the verbs after its first change put in their base form as ``b`` has them, each "and" before
-    one an "or" ("opens a drawer and climbs" -> "does not open a drawer or climb": do_support_coordinated); and
-    how many verbs and how many "and"s it changed. ``b`` is ``a`` with its first changed verb made three words."""
+    """``a`` with the verbs after its first change in ``b``'s base form and each "and" an "or" ("opens a drawer and
+    climbs" -> "does not open a drawer or climb"); and how many verbs and "and"s it changed."""
     out, verbs, ors = list(a), 0, 0
     if len(b) != len(a) + 2:
         return out, verbs, ors
@@ -78,9 +75,8 @@ def _negation(a, b, variant) -> bool:
     if variant in ("insert_not", "caption_not", "headline_plan"):
         return ops in ([("insert", [], ["not"])], [("replace", ["can"], ["cannot"])])
     if variant == "remove_not":
-        return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])]) or any(
-            ops == [("replace", [host, "n't"], [full])] for host, full in table("contracted_hosts").items()
-        )  # "won't" -> "will"
+        contracted = [[("replace", [host, "n't"], [full])] for host, full in table("contracted_hosts").items()]
+        return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])], *contracted)  # "won't" -> "will"
     old, new = (a, b) if variant in ("do_support", "caption_do_support") else (b, a)
     return any(
         do in ("do", "does", "did") and neg in ("not", "n't") and base in _lemmas(verb)
@@ -88,16 +84,20 @@ def _negation(a, b, variant) -> bool:
     )
 
 
+# hedging variants of one fixed edit: "Abbas to lead" -> "Abbas may lead", "arrested" -> "may have been arrested"
+_HEDGE_OPS = {
+    "will_to_may": [("replace", ["will"], ["may"])],
+    "headline_plan": [("replace", ["to"], ["may"])],
+    "add_may_passive": [("insert", [], ["may", "have", "been"])],
+}
+
+
 def _hedging(a, b, variant) -> bool:
     ops = _ops(a, b)
     if variant == "add_may_negated":
         return _hedged_negation(a, b)
-    if variant == "will_to_may":
-        return ops == [("replace", ["will"], ["may"])]
-    if variant == "headline_plan":  # "Abbas to lead" -> "Abbas may lead"
-        return ops == [("replace", ["to"], ["may"])]
-    if variant == "add_may_passive":  # "Former president arrested" -> "... may have been arrested"
-        return ops == [("insert", [], ["may", "have", "been"])]
+    if variant in _HEDGE_OPS:
+        return ops == _HEDGE_OPS[variant]
     if variant == "add_may_progressive":  # "A man slices" -> "A man may be slicing"
         return any(
             new[:2] == ["may", "be"] and new[2].endswith("ing") and _lemmas(new[2]) & _lemmas(verb)
@@ -105,11 +105,8 @@ def _hedging(a, b, variant) -> bool:
         )
     if variant == "remove_adverb":
         removed = [w for op in ops if op[0] == "delete" for w in op[1]]
-        return (
-            all(op[0] == "delete" for op in ops)
-            and sum(w in words("hedge_adverbs") for w in removed) == 1
-            and set(removed) <= words("hedge_adverbs") | {","}
-        )
+        deleted = all(op[0] == "delete" for op in ops) and set(removed) <= words("hedge_adverbs") | {","}
+        return deleted and sum(w in words("hedge_adverbs") for w in removed) == 1
     # "X sleeps" -> "X may sleep", "X slept" -> "X may have slept"
     return any(
         new[0] in ("may", "might") and new[1] in _lemmas(verb) for verb, new in _one_word_widened(a, b, 2)
@@ -117,19 +114,14 @@ def _hedging(a, b, variant) -> bool:
 
 
 def _hedged_negation(a, b) -> bool:
-    """ "does not" -> "might not" (one word), "is not" -> "might not be" (the base after not), "was
-    not" -> "might not have been", "did not go" -> "might not have gone"."""
+    """ "does not" -> "might not", "is not" -> "might not be", "was not" -> "might not have been", "did not go"
+    -> "might not have gone"."""
     for k in range(len(a) - 1):
         if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["might", "not"]:
             continue
         if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
             return True
-        if (
-            len(b) == len(a) + 1
-            and a[k + 2 :] == b[k + 3 :]
-            and b[k + 2] in ("be", "have")
-            and b[k + 2] in _lemmas(a[k])
-        ):
+        if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in {"be", "have"} & _lemmas(a[k]):
             return True
         if a[k] in ("was", "were") and b[k + 2 : k + 4] == ["have", "been"] and a[k + 2 :] == b[k + 4 :]:
             return True  # "was not" -> "might not have been"
@@ -138,15 +130,9 @@ def _hedged_negation(a, b) -> bool:
     return False
 
 
-def _numerical(x: str, y: str) -> bool:
-    vx, vy = number_value(x), number_value(y)
-    return vx is not None and vy is not None and vx != 0 and vy == vx * 10
-
-
 def _quantifier(x: str, y: str) -> bool:
-    return any(
-        table(f"quantifiers_{k}").get(x) == y for k in ("plural", "singular", "mass", "partitive", "pronoun", "object")
-    )
+    kinds = ("plural", "singular", "mass", "partitive", "pronoun", "object")
+    return any(table(f"quantifiers_{k}").get(x) == y for k in kinds)
 
 
 def check_pair(rule: str, a: str, b: str) -> bool:
@@ -164,13 +150,12 @@ def check_pair(rule: str, a: str, b: str) -> bool:
             new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3)
         )  # "thousands" -> "tens of thousands"
     if category == "numerical":
-        return _one_replace(ta, tb, _numerical)
-    if category == "temporal":  # one word, or a relation of PHRASES ("ahead of" -> "after")
-        ops = _ops(ta, tb)
-        phrases = table("temporal_phrases").items()
-        return _one_replace(ta, tb, lambda x, y: table("temporal_relations").get(x) == y) or any(
-            ops == [("replace", phrase.split(), [into])] for phrase, into in phrases
+        return _one_replace(
+            ta, tb, lambda x, y: number_value(x) not in (None, 0) and number_value(y) == number_value(x) * 10
         )
+    if category == "temporal":  # one word, or a relation of PHRASES ("ahead of" -> "after")
+        phrases = [[("replace", phrase.split(), [into])] for phrase, into in table("temporal_phrases").items()]
+        return _one_replace(ta, tb, lambda x, y: table("temporal_relations").get(x) == y) or _ops(ta, tb) in phrases
     if category == "quantifier" and variant == "positional":
         return _one_replace(ta, tb, lambda x, y: table("quantifiers_positional").get(x) == y)
     if category == "quantifier":  # "all the bombers" -> "some of the bombers" opens a partitive
@@ -196,22 +181,20 @@ def check_pair(rule: str, a: str, b: str) -> bool:
 
 def _bounds(ts: list[str]) -> set[tuple]:
     """The bounds that stand right before a number ("up to 18,000" -> ("up", "to"))."""
-    return {
-        bound
-        for i, t in enumerate(ts)
-        if t in words("count_words") or number_value(t) is not None
-        for bound in (tuple(b.split()) for b in words("number_bounds"))
-        if tuple(ts[max(0, i - len(bound)) : i]) == bound
-    }
+    bounds = [tuple(b.split()) for b in words("number_bounds")]
+    return {b for i, t in enumerate(ts) if _is_number(t) for b in bounds if tuple(ts[max(0, i - len(b)) : i]) == b}
+
+
+def _is_number(t: str) -> bool:
+    return t in words("count_words") or number_value(t) is not None
 
 
 def _names(text: str) -> set[str]:
     """Full names (Sam Katz) of a sentence not in Title Case, lower-cased, and a first word before a dash or comma."""
-    found = re.findall(r"[A-Za-z][\w'-]*|[^\w\s]", text)
+    found = _WORD.findall(text)
     if sum(w[:1].isupper() for w in found if w[:1].isalpha()) > 0.5 * max(1, sum(w[:1].isalpha() for w in found)):
         return set()  # a Title-Case headline: capitals tell nothing
-    ok = [w[:1].isupper() and w.isalpha() for w in found]
-    out = {x.lower() for i, (w, v) in enumerate(itertools.pairwise(found)) if ok[i] and ok[i + 1] for x in (w, v)}
+    out = {w for run in _name_runs(text) if len(run) > 1 for w in run}
     if len(found) > 1 and found[0][:1].isupper() and found[1] in ("-", ","):
         out.add(found[0].lower())
     return out - words("not_names")
@@ -219,33 +202,25 @@ def _names(text: str) -> set[str]:
 
 def _name_runs(text: str) -> list[list[str]]:
     """The runs of capitalised words of ``text``, lower-cased (General Electric, Kevin Rudd)."""
-    runs: list[list[str]] = [[]]
-    for w in re.findall(r"[A-Za-z][\w'-]*|[^\w\s]", text):
-        if w[:1].isupper() and w.isalpha():
-            runs[-1].append(w.lower())
-        else:
-            runs.append([])
-    return [r for r in runs if r]
+    runs = itertools.groupby(_WORD.findall(text), key=lambda w: w[:1].isupper() and w.isalpha())
+    return [[w.lower() for w in run] for named, run in runs if named]
 
 
 def _named_alike(text: str, other: str) -> set[str]:
-    """The name words of ``text`` that ``other`` names in another form: a name and its initials in
-    capitals (General Electric / GE, Supreme Court / SC), a first name before a surname that ``other``
-    has (Kevin Rudd / Rudd), a second word after a first that ``other`` has alone (Saudi Arabia / Saudi)."""
+    """The name words of ``text`` that ``other`` names in another form: by initials (General Electric / GE), a
+    first name before a surname ``other`` has (Kevin Rudd / Rudd), a second word after one it has alone (Saudi)."""
     own, acronyms = tokens(other), _acronyms(other)
-    initials = {
-        "".join(w[0] for w in r[i:j])
-        for r in _name_runs(other)
-        for i in range(len(r))
-        for j in range(i + 2, len(r) + 1)
-    }
-    out = _acronyms(text) & initials
+    out = _acronyms(text) & {"".join(w[0] for w in sub) for r in _name_runs(other) for sub in _sub_runs(r)}
     for r in _name_runs(text):
-        subs = [r[i:j] for i in range(len(r)) for j in range(i + 2, len(r) + 1)]
-        out |= {w for sub in subs if "".join(x[0] for x in sub) in acronyms for w in sub}
+        out |= {w for sub in _sub_runs(r) if "".join(x[0] for x in sub) in acronyms for w in sub}
         out |= {r[0]} if len(r) == 2 and r[1] in own else set()
         out |= {r[1]} if len(r) == 2 and r[0] in own and r[0] not in words("not_names") else set()
     return out
+
+
+def _sub_runs(run: list[str]) -> list[list[str]]:
+    """The stretches of two words or more of a run of names."""
+    return [run[i:j] for i in range(len(run)) for j in range(i + 2, len(run) + 1)]
 
 
 def _acronyms(text: str) -> set[str]:
@@ -269,24 +244,20 @@ def _hedges(ts: list[str]) -> set[str]:
 
 def _numbers(ts: list[str]) -> set:
     v = table("count_word_values")  # a number in words or in digits: eleven / 11
-    counts = {number_value(t) or v.get(t, t) for t in ts if t in words("count_words") or number_value(t) is not None}
-    return counts | _bounds(ts)
+    return {number_value(t) or v.get(t, t) for t in ts if _is_number(t)} | _bounds(ts)
 
 
-# A short span (one to six words) in quotes, `` '' as well (the Penn Treebank's): a word or a claim quoted
-# ("North Korea 'postpones' reunions"); ``edits.scare_quoted`` finds one, this one reads its words.
+# A short span (one to six words) in quotes, `` '' as well (the Penn Treebank's) ("North Korea 'postpones' reunions")
 _QUOTED = re.compile(r"(?:^|\s)(``|['‘\"“])(\w+(?:[ -]\w+){0,5})[,.!?]?(?:''|['’\"”])(?=[\s,.;:!?]|$)")
 
 
 def _quoted(text: str) -> set[str]:
-    """The words that ``text`` puts in quotes, but a title in double quotes (NBC's "Third Watch"): the
-    same words quoted in both sentences are no doubt added, whatever the quote marks or word order."""
+    """The words ``text`` puts in quotes, but a title in double quotes (NBC's "Third Watch")."""
     spans = [(q, span.split()) for q, span in _QUOTED.findall(text.replace("-", " "))]
     return {w.lower() for q, span in spans if q in "'‘" or not all(w[:1].isupper() for w in span) for w in span}
 
 
-def _same(key):
-    """A check that (A, P) differ in ``key`` of their token lists."""
+def _same(key):  # (A, P) differ in ``key`` of their token lists
     return lambda a, ta, p, tp: key(ta) != key(tp)
 
 

@@ -1,9 +1,6 @@
-"""Checks of an anchor's (A, P) on their parses, after the word checks (``check.control_difference``
-and ``vetoes.paraphrase_veto``): a positive control must say what its anchor says, and STS-B's
-pairs scored 5 still drop or add a detail that a word list does not see ("conditional bail" /
-"bail", "the drums" / "the drum", "to take over" / "assumes"). Each check compares the words the
-two sentences do not share; a word of one sentence matches the other's when its lemma, its text
-or its first four letters (wood / wooden, Libya / Libyan) are there."""
+"""Checks of an anchor's (A, P) on their parses, after the word checks: STS-B's pairs scored 5 still
+drop or add a detail ("conditional bail" / "bail", "the drums" / "the drum"). A word matches the
+other sentence's where its lemma, text or first four letters (wood / wooden) are there."""
 
 from __future__ import annotations
 
@@ -25,8 +22,7 @@ def _stems(doc) -> set[str]:
 
 
 def _unmatched(doc, other) -> list:
-    """The content words of ``doc`` that ``other`` does not have in any form, a compound written
-    as one word in one sentence and as two in the other aside (firefighter / fire fighters)."""
+    """The content words of ``doc`` that ``other`` has in no form (firefighter / fire fighters alike)."""
     pairs = [(x, y) for x, y in zip(other, other[1:]) if _open_compound(x, y)]
     words, stems = _words(other) | {x.lower_ + w for x, y in pairs for w in (y.lower_, y.lemma_)}, _stems(other)
     joins = {(x, y): {x.lower_ + y.lower_, x.lower_ + y.lemma_} for x, y in zip(doc, doc[1:]) if _open_compound(x, y)}
@@ -43,8 +39,7 @@ def _unmatched(doc, other) -> list:
 
 
 def _modifiers(doc, other, unmatched) -> dict[str, set[str]]:
-    """Per noun lemma that both sentences hold: the adjectives before it that ``other`` lacks
-    (``unmatched``: the content words of ``doc`` that ``other`` lacks)."""
+    """Per noun lemma both sentences hold: its adjectives among ``unmatched``."""
     shared = {t.lemma_.lower() for t in other if t.pos_ == "NOUN"}
     lone = {t.i for t in unmatched}
     out: dict[str, set[str]] = {}
@@ -70,8 +65,7 @@ def _noun_dropped(ua, up) -> str | None:
 
 
 def _number_differs(da, dp) -> str | None:
-    """A noun singular in one sentence and plural in the other ("the drums" / "the drum"); a noun
-    before another (a compound: "settlement subsidies") and one form for both ("police") aside."""
+    """A noun singular in one sentence and plural in the other ("the drums" / "the drum"), not in a compound."""
 
     def forms(doc):
         return {(t.lemma_.lower(), t.tag_, t.lower_) for t in doc if t.tag_ in ("NN", "NNS") and t.dep_ != "compound"}
@@ -85,8 +79,7 @@ def _number_differs(da, dp) -> str | None:
 
 
 def _degree_differs(da, dp) -> str | None:
-    """An adjective or adverb in one sentence and its comparative or superlative in the other
-    ("8 years late" / "8 Years Later")."""
+    """An adjective or adverb in one sentence, its comparative or superlative in the other (late / later)."""
     for doc, other in ((da, dp), (dp, da)):
         words = {t.lower_ for t in other}
         for t in doc:
@@ -98,9 +91,7 @@ def _degree_differs(da, dp) -> str | None:
 
 
 def _plan(doc) -> bool:
-    """A headline's plan: the root an infinitive with "to" and no finite verb ("to take over").
-    Wider than ``edits.headline_plan``, which the rules use to change a plan: here a Title-Case
-    headline's plan counts too ("Cuba's Castro to Take Over CELAC Presidency")."""
+    """A headline's plan ("to take over"), Title Case too: wider than ``edits.headline_plan``."""
     for r in (t for t in doc if t.dep_ == "ROOT" and t.tag_ == "VB"):
         kids = {c.tag_ for c in r.children} | {(c.dep_, c.lower_) for c in r.children}
         if ("aux", "to") in kids and not kids & {"MD", "VBZ", "VBP", "VBD"}:
@@ -108,17 +99,13 @@ def _plan(doc) -> bool:
     return False
 
 
-# What a stray possessive (``positive_control.stray_possessive``'s patterns: "Snowden's hits
-# hurdles", "with it's tongue out") looks like before a parse: "it's", or "'s" before a word
-# ending as a verb in -s or -ed; only such texts are parsed.
+# A text that may hold a stray possessive ("Snowden's hits hurdles", "it's tongue"): only such are parsed.
 _STRAY = "positive_control.stray_possessive"
 _MAYBE_STRAY = re.compile(r"(?i)\bit's\b|'s \w+(?:s|ed)\b")
 
 
 def other_paraphrase_veto(text: str, nlp) -> str | None:
-    """Why a negative control's other paraphrase is no fluent sentence: the text checks of
-    ``vetoes.fragment_veto``, then, where it may have one, a stray possessive on its parse
-    ("Snowden's hits hurdles": two readers of three on 2026-11-26)."""
+    """Why a negative control's other paraphrase is no fluent sentence: ``fragment_veto``, or a stray possessive."""
     why = fragment_veto(text)
     if why is None and _MAYBE_STRAY.search(text) and matches(nlp(text), _STRAY):
         why = "negative_control.stray_possessive"
@@ -131,16 +118,13 @@ def _open_compound(x, y) -> bool:
 
 
 def _form_difference(da, dp) -> str | None:
-    """A demonstrative of another number (these / this), a possessive written as a pronoun (your / you), a
-    verb of another tense or aspect with an adverb added (had / have just had), or a qualifier in
-    one sentence only (only, almost, still)."""
+    """A demonstrative's number, a possessive as a pronoun (your / you), a tense with an adverb added
+    (had / have just had), or a qualifier in one sentence only."""
     la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
     if any(table("demonstrative_numbers")[w] in _demonstratives(dp) - _demonstratives(da) for w in _demonstratives(da)):
         return "positive_control.demonstrative_number"
-    pairs = table("possessive_pronouns")
-    if any(
-        a in pairs and (pairs[a], b) in zip(lp, lp[1:]) and (a, b) not in zip(lp, lp[1:]) for a, b in zip(la, la[1:])
-    ):
+    pairs, bigrams = table("possessive_pronouns"), list(zip(lp, lp[1:]))
+    if any(a in pairs and (pairs[a], b) in bigrams and (a, b) not in bigrams for a, b in zip(la, la[1:])):
         return "positive_control.possessive_pronoun"
     if _tense(da) != _tense(dp) and None not in (_tense(da), _tense(dp)) and (_early_adverbs(da) ^ _early_adverbs(dp)):
         return "positive_control.tense_aspect"
@@ -150,13 +134,17 @@ def _form_difference(da, dp) -> str | None:
 
 
 def _split_word(da, dp) -> str | None:
-    """Two words of one sentence that, joined, are a word of the other only (out side / outside, any
-    one / anyone); a compound of two content words is written either way (fire fighters / firefighters)."""
+    """Two words of one sentence that, joined, are a word of the other only (out side / outside)."""
     la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
     lone_a = {t.lower_ for t in da if t.is_alpha and len(t) >= 4 and t.lower_ not in lp and t.lemma_.lower() not in lp}
     lone_p = {t.lower_ for t in dp if t.is_alpha and len(t) >= 4 and t.lower_ not in la and t.lemma_.lower() not in la}
     joined = {x.lower_ + y.lower_ for d in (da, dp) for x, y in zip(d, d[1:]) if not _open_compound(x, y)}
-    return "positive_control.split_word" if (lone_a | lone_p) & joined else None
+    closed = words("closed_compounds")  # never two words: "out side" misspelt even where the other has no outside
+    splits = [
+        {x.lower_ + y.lower_ for x, y in zip(d, d[1:]) if x.whitespace_ and x.lower_ + y.lower_ in closed}
+        for d in (da, dp)
+    ]
+    return "positive_control.split_word" if (lone_a | lone_p) & joined or splits[0] ^ splits[1] else None
 
 
 def _demonstratives(doc) -> set[str]:
@@ -182,8 +170,7 @@ def _tense(doc) -> tuple | None:
 
 
 def _preposition_dropped(da, dp) -> str | None:
-    """A noun that one sentence puts after a preposition and an article and the other, with neither, makes the
-    object of the same verb ("sleeping on a couch" / "sleeping couch", "running on a track" / "running track")."""
+    """A noun after a preposition in one sentence, the same verb's bare object in the other (on a couch / couch)."""
     for doc, other in ((da, dp), (dp, da)):
         for n in doc:
             verb = n.head.head if n.dep_ == "pobj" and n.head.pos_ == "ADP" else None
@@ -198,8 +185,7 @@ def _preposition_dropped(da, dp) -> str | None:
 
 
 def detail_difference(da, dp) -> str | None:
-    """Why the parsed (A, P) is no paraphrase after all: a detail added, dropped or changed, or a
-    plan told as an event; None when none is found."""
+    """Why the parsed (A, P) is no paraphrase after all (a detail added, dropped or changed), or None."""
     if _plan(da) != _plan(dp):
         return "positive_control.plan_and_event"
     if matches(dp, _STRAY) and not matches(da, _STRAY):

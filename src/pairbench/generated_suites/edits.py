@@ -12,8 +12,7 @@ from pairbench.generated_suites.patterns import dep_matches, matches
 
 
 class Refuse(Exception):
-    """A rule is not sure of its output: no pair. ``id`` (a registry id, counted in the card)
-    and ``reason``, its registry reason."""
+    """A rule is not sure of its output: no pair. ``id``: a registry id, counted in the card."""
 
     def __init__(self, rid: str):
         super().__init__(rid)
@@ -59,37 +58,29 @@ def rebuild(doc, replace: dict[int, str]) -> str:
 
 
 def reads_title_case(rule):
-    """Mark a rule that handles Title-Case headlines itself: ``generate.apply_rule`` refuses them
-    for every other rule, before the rule runs."""
+    """Mark a rule that reads Title-Case headlines: ``generate.apply_rule`` refuses them for any other."""
     rule.reads_title_case = True
     return rule
 
 
 def title_case(doc) -> bool:
-    """A Title-Case (or all-capitals) headline: most words after the first that are not part of a
-    name are capitalised, so the tagger takes verbs and phrases for names ("EU Widen Sanctions",
-    "Found Hanged")."""
+    """A Title-Case (or all-capitals) headline, whose verbs the tagger takes for names ("EU Widen Sanctions")."""
     named = {t.i for e in doc.ents for t in e}
     words = [t for t in doc[1:] if t.is_alpha and len(t) > 3]
     if len(words) >= 3 and all(t.text[:1].isupper() for t in words):
         return True
     plain = [t for t in words if t.i not in named]
-    if len(plain) < 2:
-        return False
-    return sum(t.text[:1].isupper() for t in plain) >= 0.5 * len(plain)
+    return len(plain) >= 2 and sum(t.text[:1].isupper() for t in plain) >= 0.5 * len(plain)
 
 
 def claim_clause(doc):
-    """The clause that makes the claim: the root, or the reported clause of a verb of saying
-    ("Druce will face charges, Conte said" -> "Druce will face charges")."""
+    """The root, or the reported clause of a verb of saying ("Druce will face charges, Conte said")."""
     root = single_clause(doc)
     if not _saying_claim(root):
         return root
     reported = [c for c in root.children if c.dep_ == "ccomp"]
-    after = doc[root.i + 1] if root.i + 1 < len(doc) else None
-    missed = any(t.dep_ == "mark" and t.lower_ == "that" for t in doc[root.i + 1 :]) or (
-        after is not None and after.tag_ in ("VBG", "VB")
-    )
+    after = doc[root.i + 1].tag_ if root.i + 1 < len(doc) else ""
+    missed = any(t.dep_ == "mark" and t.lower_ == "that" for t in doc[root.i + 1 :]) or after in ("VBG", "VB")
     if len(reported) != 1 and missed:
         raise Refuse("anchor.saying_claim_missed")
     if len(reported) == 1 and _saying_claim(reported[0]):
@@ -109,8 +100,7 @@ def verb_lemmas(token) -> set[str]:
     return {token.lemma_.lower(), *(getLemma(token.lower_, upos="VERB") if token.tag_.startswith("VB") else ())}
 
 
-def _saying_claim(verb) -> bool:
-    """A verb of saying or attitude whose clause is the claim."""
+def _saying_claim(verb) -> bool:  # a verb of saying or attitude whose clause is the claim
     return bool(verb_lemmas(verb) & saying("claim"))
 
 
@@ -137,8 +127,7 @@ def single_clause(doc):
 
 
 def clear_scope(doc, root) -> None:
-    """Refuse a clause whose change would rest on a doubtful parse: a verb right before the
-    clause's verb ("Rogers, Videotron extend reach ..." parsed with "reach" as the verb)."""
+    """Refuse a clause whose change would rest on a doubtful parse ("Rogers, Videotron extend reach")."""
     verb = min([c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i] + [root], key=lambda t: t.i)
     before = doc[verb.i - 1] if verb.i > 0 else None
     if before is not None and before.tag_.startswith("VB") and before.dep_ not in ("aux", "auxpass"):
@@ -158,16 +147,13 @@ def headline(doc) -> bool:
 
 
 def scare_quoted(text: str) -> bool:
-    """A short span (one to six words) in single or double quotes: a word or a claim quoted ("North
-    Korea 'postpones' reunions", "Egypt 'freezes Muslim Brotherhood assets'")."""
+    """A span of one to six words in quotes ("North Korea 'postpones' reunions")."""
     return bool(re.search(r"(?:^|\s)['‘\"“](\w+(?:[ -]\w+){0,5})[,.!?]?['’\"”](?=[\s,.;:!?]|$)", text))
 
 
 def headline_plan(doc, root):
-    """The "to" of a headline's plan, "X to VERB" ("Abbas to lead unity government", "Iranian
-    talks to be extended"): an infinitive with its subject and no finite verb, which headlines
-    write for "X is to VERB"; else None. A bare plural with no object may be the verb's object
-    ("Stocks to watch") and is left out."""
+    """The "to" of a headline's plan, "X to VERB" for "X is to VERB" ("Abbas to lead unity government"), or None;
+    not a bare plural with no object, which may be the verb's object ("Stocks to watch")."""
     if not headline(doc) or title_case(doc) or root.tag_ not in ("VB", "VBN"):
         return None
     auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
@@ -178,21 +164,15 @@ def headline_plan(doc, root):
     if subject is None or doc[auxes[0].i - 1].tag_ in ("``", "''") or auxes[0].i + 1 < root.i - 1:
         return None
     complements = ("dobj", "attr", "acomp", "xcomp", "ccomp", "dative", "oprd", "prt")
-    bare = subject.tag_ == "NNS" and not any(
-        c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in subject.children
-    )
-    if bare and not any(c.dep_ in complements for c in root.children):
+    modified = any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in subject.children)
+    if subject.tag_ == "NNS" and not modified and not any(c.dep_ in complements for c in root.children):
         return None
     return auxes[0]
 
 
 def _noun_verb_doubt(doc, root, verb) -> bool:
-    """In a headline, a parse the tagger may have got backwards: the word before the verb read
-    as the verb, with the verb as its object ("FAA lifts ban" parsed with "ban" as the verb), or
-    a later plural that may be the verb ("alps massacre girl returns to uk"). An auxiliary settles
-    the verb ("A dog is running"). The other reading needs the word before the verb to be a verb
-    that agrees with a subject before it: "Storm delays start" has none, "Syrian troops push" has
-    an adjective there."""
+    """A headline the tagger may have read backwards: the word before the verb as the verb ("FAA lifts ban"
+    with "ban" the verb), where it agrees with a subject before it, or a later plural verb ("girl returns to uk")."""
 
     def can_be(token, upos, unknown=True):
         lemmas = getAllLemmas(token.lower_)
@@ -209,29 +189,19 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
         mistagged |= before.lower_.endswith("ing") and before.i == 0  # "Housing starts": one noun
         if mistagged or (can_be(before, "VERB", unknown=False) and _subject_for(doc, before)):
             return True
-    return any(
-        t.tag_ == "NNS"
-        and can_be(t, "VERB", unknown=False)
-        and t.lower_.endswith("s")
-        and t.dep_ != "pobj"
-        and not _noun_phrase_head(doc, t)
-        for t in doc[root.i + 1 :]
-    )
+    later = [t for t in doc[root.i + 1 :] if t.tag_ == "NNS" and t.lower_.endswith("s") and t.dep_ != "pobj"]
+    return any(can_be(t, "VERB", unknown=False) and not _noun_phrase_head(doc, t) for t in later)
 
 
 def _noun_phrase_head(doc, word) -> bool:
-    """A plural with a modifier of a noun ("new sanctions", "martial arts clubs", "US hacking
-    claims"): a noun, never the verb the tagger missed. A singular noun before it is no such
-    sign ("massacre girl returns": "returns" may be the verb)."""
+    """A plural with a noun's modifier ("new sanctions", "US hacking claims"): a noun, never the missed verb."""
     modified = any(c.dep_ in ("amod", "det", "nummod", "poss") for c in word.children)
     named = any(c.dep_ == "compound" and c.tag_ in ("NNP", "NNPS", "NNS") for c in word.children)
     return named or modified or doc[word.i - 1].tag_ in ("JJ", "DT", "PRP$", "CD")
 
 
 def _subject_for(doc, word) -> bool:
-    """Whether the words before `word` could be its subject were it a verb: a singular noun before
-    "lifts" ("FAA lifts"), a plural, a list or a pronoun before "extend" ("Rogers, Videotron
-    extend")."""
+    """The words before ``word`` could be its subject were it a verb ("FAA lifts", "Rogers, Videotron extend")."""
     if word.i == 0:
         return False
     prev = doc[word.i - 1]

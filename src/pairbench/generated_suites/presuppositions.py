@@ -7,7 +7,6 @@ from pairbench.generated_suites.edits import has_subject, headline
 from pairbench.generated_suites.lexicon import saying, words
 from pairbench.generated_suites.patterns import matches
 
-# spaCy entity types of an amount (a price, a count, a share, a measure)
 AMOUNT_TYPES = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
 
 
@@ -31,7 +30,9 @@ def presupposed(doc, root, negs) -> str | None:
         # "escaped and is now sought", "arrived on Monday and was unpacked by noon"
         return "negation.coordinated_clause"
     joined = any(c.dep_ == "conj" and c.i > root.i for c in root.children)
-    if joined and _ends_with(doc, words("since_endings")):  # "bought the watch and has worn it every day since"
+    text = " ".join(t.lower_ for t in doc if not t.is_punct)
+    since = any(text == e or text.endswith(" " + e) for e in words("since_endings"))
+    if joined and since:  # "bought the watch and has worn it every day since"
         return "negation.coordinated_clause"
     after = [t for t in doc[root.i + 2 :] if doc[t.i - 1].text == "," and t.lower_ not in words("linking_participles")]
     if any(t.tag_ == "VBG" or t.tag_ == "VBN" and t.head == root for t in after):  # ", making X", ", helped by Y"
@@ -47,8 +48,7 @@ def presupposed(doc, root, negs) -> str | None:
 
 
 def contrasted(root) -> bool:
-    """A second verb or clause set against the claim's by but, yet, ", while", whereas, although (lexicon
-    contrast_words): "charges fast but overheats" -> "does not charge fast but overheats" makes no contrast."""
+    """A verb or clause set against the claim's by a contrast word ("charges fast but overheats")."""
     contrast, doc = words("contrast_words"), root.doc
     cc = [c for c in root.children if c.dep_ in ("cc", "advmod") and c.lower_ in contrast and c.i > root.i]
     if any(c.dep_ == "conj" and c.i > b.i for b in cc for c in root.children if b.dep_ == "cc"):
@@ -60,21 +60,17 @@ def contrasted(root) -> bool:
     return any(m.lower_ != "while" or doc[m.i - 1].text == "," for m in marks)  # "dies while riding": a time
 
 
-def _ends_with(doc, endings) -> bool:
-    """The sentence's last words, punctuation left out, are one of ``endings``."""
-    text = " ".join(t.lower_ for t in doc if not t.is_punct)
-    return any(text == e or text.endswith(" " + e) for e in endings)
-
-
 def _presupposing_comment(doc, root) -> bool:
-    """A comment after a comma that asserts the claim happened: ", this time in chemistry", ", a record"
-    (lexicon presupposing_comments), or ", which is/was ..." on the clause or on its amount ("lasted three hours,
-    which is longer than ...")."""
+    """A comment after a comma that asserts the claim happened or measures it (", a record", ", longer than
+    any before", ", which was longer than ...")."""
     comments = words("presupposing_comments")
     for comma in (t for t in doc[root.i + 1 :] if t.text == "," and t.i + 1 < len(doc)):
         rest = doc[comma.i + 1 : comma.i + 5]
         if any(" ".join(t.lower_ for t in rest[:n]) in comments for n in (2, 3)):
             return True
+        compared = rest[0].tag_ in ("JJR", "RBR") and "than" in [t.lower_ for t in rest[1:]]
+        if compared or rest[0].lower_ == "the" and len(rest) > 1 and rest[1].tag_ in ("JJS", "RBS"):
+            return True  # ", longer than any before", ", the highest since 2001": the comment measures the claim
         which, verb = rest[0], rest[0].head
         that_is = which.lower_ == "that" and len(rest) > 1 and rest[1].lemma_ == "be"
         if (which.lower_ == "which" or that_is) and _measured(doc[root.i + 1 : comma.i], root):
@@ -117,10 +113,7 @@ def _clause_verb(t) -> bool:
 
 
 def framed(doc, root) -> str | None:
-    """Why a change of the clause would miss its claim, with or without a not: the claim sits in a
-    noun's clause, after a colon, in a frame of feeling or appearance, in a participle of saying or
-    a restating as clause; or the parse took a participle for the clause's verb or a typo for its
-    subject ("A girl playing is a pile of balls", "A dog swimming with a stick in it's mouth")."""
+    """Why a change of the clause would miss its claim: the claim is framed elsewhere, or the parse is wrong."""
     children = list(root.children)
     claims = [c for c in children if c.dep_ == "dobj" and c.lemma_.lower() in words("claim_nouns")]
     if any(g.dep_ in ("acl", "relcl", "ccomp") for c in claims for g in c.children):

@@ -1,20 +1,11 @@
-"""Rules for caption fragments: a noun phrase and the participle that says what it does.
-
-Image and video captions often leave out "is" ("A man walking down the stairs."), and the parser
-then finds no finite verb, so the clause rules refuse them. Two fallbacks (``generate.FALLBACKS``),
-both deterministic: ``negation:caption_not`` puts ``not`` before the participle ("A man not walking
-down the stairs."), ``entity_swap:caption`` swaps the noun phrase and the participle's object with
-their articles ("A woman slicing an onion." -> "An onion slicing a woman."), ``hedging_caption``
-puts "may be" before it. Refusals are the registry's (``negation.caption_*`` and others).
-"""
+"""Fallback rules (``generate.FALLBACKS``, deterministic) for captions that leave out "is" ("A man
+walking down the stairs."), which have no finite verb for the clause rules."""
 
 from __future__ import annotations
 
-from lemminflect import getAllLemmas, getInflection
-
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import words
-from pairbench.generated_suites.rules_clause import some_to_any
+from pairbench.generated_suites.rules_clause import some_to_any, verb_bases
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
 # Words the subject of a caption may hold: articles, counts, adjectives, nouns.
@@ -44,8 +35,7 @@ def _caption_parts(doc):
 
 
 def negation_caption(doc, ctx=None) -> Made:
-    """ "A man walking down the stairs." -> "A man not walking down the stairs."; else a caption's present that
-    the parser read as a noun ("A woman slices tofu." -> "A woman does not slice tofu.")."""
+    """ "A man walking down the stairs." -> "A man not walking down the stairs."; else ``_missed_present``."""
     try:
         subject, participle = _caption_parts(doc)
     except Refuse:
@@ -65,29 +55,20 @@ def negation_caption(doc, ctx=None) -> Made:
 
 
 def _missed_present(doc) -> Made | None:
-    """ "A woman slices tofu." parsed with "slices" a plural noun: after "a" or "an", adjectives and a singular noun, a
-    verb's -s form can only be the verb (no "a" takes a plural); after a plural or two nouns joined by and ("Two brown
-    dogs chase ...", "A lady and her daughter look ..."), a verb's base form can be no noun's head. A short one-clause
-    caption only: no second verb, comma, negative, some or habit word, no and/or after the verb."""
-    if (
-        not doc.text.rstrip().endswith(".")
-        or not (doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD")
-        or len(doc) > 18
-    ):
+    """ "A woman slices tofu." with "slices" parsed a plural noun: a verb's -s form after "a" and a singular noun,
+    or its base form after a plural, can only be the verb. A short plain one-clause caption only."""
+    counted = doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD"
+    if not doc.text.rstrip().endswith(".") or not counted or len(doc) > 18:
         return None
     found = next(((t.i, v) for t in doc[2:] if doc[t.i - 1].tag_ in ("NN", "NNS") and (v := _verb_after(doc, t))), None)
-    if found is None or any(
-        t.tag_ not in ("JJ", "NN", "NNS", "HYPH", "VBN", "CC", "DT", "PRP$") for t in doc[1 : found[0]]
-    ):
+    tags = ("JJ", "NN", "NNS", "HYPH", "VBN", "CC", "DT", "PRP$")
+    if found is None or any(t.tag_ not in tags for t in doc[1 : found[0]]):
         return None
     i, (plural, bases) = found
     plain = words("negative_words") | words("near_negative_words") | words("some_words") | {"some"}
     plain |= words("frequency_adverbs")
-    if (
-        doc[i].pos_ == "AUX"
-        or {"be", "have", "do"} & set(bases)
-        or any(t.lower_ in plain or t.text in (",", ";", ":") or t.dep_ == "neg" for t in doc)
-    ):
+    marked = any(t.lower_ in plain or t.text in (",", ";", ":") or t.dep_ == "neg" for t in doc)
+    if doc[i].pos_ == "AUX" or {"be", "have", "do"} & set(bases) or marked:
         return None
     if any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :]):
         return None
@@ -95,15 +76,13 @@ def _missed_present(doc) -> Made | None:
 
 
 def _verb_after(doc, token) -> tuple[bool, list[str]] | None:
-    """(plural, the verb's bases) where ``token`` is a verb's -s form after "a"/"an" and a singular noun, or its base
-    form (no -s) after a plural or nouns joined by and; else None."""
+    """(plural, the verb's bases) where ``token`` is a verb's form that agrees with the subject before it, or None."""
     subject = doc[: token.i]
     singular = doc[0].lower_ in ("a", "an") and not any(t.tag_ in ("NNS", "CC", "CD") for t in subject)
     plural = subject[-1].tag_ == "NNS" or any(t.lower_ == "and" for t in subject)
     if singular == plural or plural and token.lower_.endswith("s"):
         return None
-    tag = "VBP" if plural else "VBZ"
-    bases = [b for b in getAllLemmas(token.lower_).get("VERB", ()) if getInflection(b, tag=tag)[:1] == (token.lower_,)]
+    bases = verb_bases(token.lower_, "VBP" if plural else "VBZ")
     return (plural, bases) if bases else None
 
 

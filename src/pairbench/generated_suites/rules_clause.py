@@ -26,6 +26,11 @@ from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, pre
 DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
 
 
+def verb_bases(word: str, tag: str) -> list[str]:
+    """The verb lemmas of ``word`` whose ``tag`` form is ``word`` ("climbs" with VBZ: climb)."""
+    return [b for b in getAllLemmas(word).get("VERB", ()) if getInflection(b, tag=tag)[:1] == (word,)]
+
+
 def no_progressive(lemma: str) -> bool:
     """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
     states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
@@ -43,7 +48,7 @@ def verb_base(token) -> str:
 
 
 def adjective_fragment(doc, root, finite) -> bool:
-    """A past form at the root of a headline or caption ("Man found dead in hotel"): a participle or adjective."""
+    """A past form at the root of a headline or caption ("Man found dead in hotel"): a participle."""
     if finite.i != root.i or root.tag_ != "VBD":
         return False
     if not doc.text.rstrip().endswith((".", "!", '"')):
@@ -56,9 +61,7 @@ def adjective_fragment(doc, root, finite) -> bool:
 
 
 def reduced_passive(doc, root) -> bool:
-    """A headline's bare participle with no object and no coordinated verb ("Former Zambian
-    president arrested", "Kevin Rudd sworn in as prime minister"): a passive with its "was" left
-    out, which keeps its sense with "not" or "may have been" before the participle."""
+    """A headline's bare participle with no object or coordinated verb ("Former president arrested")."""
     if not headline(doc) or root.i == 0 or not root.text.islower():
         return False
     lemma = verb_base(root)
@@ -75,9 +78,7 @@ def reduced_passive(doc, root) -> bool:
 
 
 def caption_state(doc, root, finite) -> bool:
-    """A short caption whose past form has no object and whose subject is a bare singular ("Scuba
-    diver submerged in water.") or a plural with a particle after the verb ("Eight bottles lined up
-    on the floor."): the participle of a state, which "may have" or "did not" turns into an act."""
+    """A short caption's participle of a state ("Diver submerged in water."): "did not" makes it an act."""
     if finite.i != root.i or root.tag_ != "VBD" or len(doc) > 12 or any(t.text == "," for t in doc):
         return False
     if not doc.text.rstrip().endswith("."):
@@ -87,9 +88,8 @@ def caption_state(doc, root, finite) -> bool:
         return False
     if subject.tag_ == "NNS" and not any(c.dep_ == "prt" for c in root.children):
         return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
-    return root.lower_ in _forms(root) and not any(
-        c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children
-    )
+    objects = any(c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children)
+    return root.lower_ in _forms(root) and not objects
 
 
 def negation(doc, ctx=None) -> Made:
@@ -144,8 +144,7 @@ def negation(doc, ctx=None) -> Made:
 
 
 def _plan_participle(doc, root) -> bool:
-    """A headline's plan with a past form and to ("Netanyahu set to call early vote"; lexicon plan_participles): not
-    goes before it ("Netanyahu not set to call early vote")."""
+    """A headline's plan with a past form and to ("Netanyahu set to call early vote"): not goes before it."""
     if not headline(doc) or root.lower_ not in words("plan_participles") or root.i + 2 >= len(doc):
         return False
     plan = [c for c in root.children if c.dep_ == "xcomp" and c.tag_ == "VB" and c.i == root.i + 2]
@@ -153,9 +152,8 @@ def _plan_participle(doc, root) -> bool:
 
 
 def _clear_scope(doc, root) -> None:
-    """``clear_scope``; a headline's verb that may be a noun stands where it has its subject before it and can be no
-    noun ("Obama relaxes deportation rules"), or is an -s form with an object ("Australia cuts rates to record low"):
-    read as a noun it would head a plural subject that a later -s verb ("rates") disagrees with."""
+    """``clear_scope``, but a headline's verb that may be a noun stands after its subject where it can be no
+    noun ("Obama relaxes deportation rules") or is an -s form with an object ("Australia cuts rates")."""
     try:
         clear_scope(doc, root)
     except Refuse as why:
@@ -174,9 +172,7 @@ def _clear_scope(doc, root) -> None:
 
 
 def _do_coordinated(doc, root) -> list:
-    """Verbs after "and" of the claim verb's subject and form ("opens a drawer and climbs inside"): one do-support
-    covers them all, and becoming or ("does not open a drawer or climb inside"); none where any has its own subject
-    or form."""
+    """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb)."""
     verbs = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
     verbs += [c for o in root.children if o.dep_ == "dobj" for c in o.children if _object_conj_verb(c, root)]
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
@@ -192,14 +188,11 @@ def _do_coordinated(doc, root) -> list:
 
 
 def _object_conj_verb(token, root) -> bool:
-    """ "opens a drawer and climbs inside": the second verb, tagged a plural noun and joined to the object, is the
-    claim verb's -s form with no noun's marks ("a bikini top and jeans" stays a noun)."""
+    """ "opens a drawer and climbs inside": a verb's -s form tagged a plural noun and joined to the object."""
     if token.dep_ != "conj" or token.tag_ != "NNS" or root.tag_ != "VBZ" or token.doc[token.i - 1].lower_ != "and":
         return False
-    forms = {getInflection(b, tag="VBZ")[0] for b in getAllLemmas(token.lower_).get("VERB", ())}
-    return token.lower_ in forms and not any(
-        c.dep_ in ("det", "amod", "nummod", "poss", "compound") for c in token.children
-    )
+    marked = any(c.dep_ in ("det", "amod", "nummod", "poss", "compound") for c in token.children)
+    return bool(verb_bases(token.lower_, "VBZ")) and not marked
 
 
 def _base(verb) -> str:
@@ -208,11 +201,9 @@ def _base(verb) -> str:
 
 
 def framed_claim(root):
-    """ "I'm afraid we are out of stock", "She is sure that X": the clause after be and a frame adjective
-    (lexicon frame_adjectives) is the claim, as a reported clause is after a verb of saying."""
-    if root.lemma_ != "be" or not any(
-        c.dep_ == "acomp" and c.lower_ in words("frame_adjectives") for c in root.children
-    ):
+    """The clause after be and a frame adjective ("I'm afraid we are out of stock") is the claim."""
+    frame = any(c.dep_ == "acomp" and c.lower_ in words("frame_adjectives") for c in root.children)
+    if root.lemma_ != "be" or not frame:
         return root
     tied = [g for c in root.children if c.dep_ == "acomp" for g in c.children]
     clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
@@ -224,9 +215,8 @@ def framed_claim(root):
 
 
 def _past_clause(doc, root) -> bool:
-    """A clause's past verb: with a named subject ("Cisco pared spending."), or a headline's with an object, a verb
-    whose passive takes none and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner"), or
-    any subject in a reported clause ("US believes Syrian government used chemical weapons")."""
+    """A clause's past verb, not a participle: with a named subject ("Cisco pared spending."), or a headline's
+    with an object and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
     if root.lower_ in _forms(root, "VBD") - _forms(root):
         return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
     named = [c for c in root.children if c.dep_ == "nsubj" and c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
@@ -261,9 +251,7 @@ def _bare_count(doc, root) -> bool:
 
 
 def _count_refusal(subj, root, definite) -> str | None:
-    """A count that a not would read as a count of others: a number alone as the subject ("Three die" -> "Three do not
-    die": three others lived), or a counted subject of be ("Three nurses were on duty" -> "were not on duty": three who
-    were off). A caption's counted subject of an event stays ("Two women are not wrestling")."""
+    """A count that a not would read as a count of others ("Three die", "Three nurses were on duty")."""
     if subj.like_num and not any(c.dep_ != "punct" for c in subj.children):
         return "negation.number_alone_subject"
     own_count = any(c.dep_ == "nummod" for c in subj.children)
@@ -276,9 +264,7 @@ SCOPE_DEPS = ("dobj", "dative", "prep", "pobj", "conj")  # a verb's objects and 
 
 
 def some_to_any(verb) -> dict:
-    """ "is preparing some food" -> "is not preparing any food", and a some in a phrase after the verb or on
-    its object ("building a tower with some blocks" -> "with any blocks"; "to some of them" -> "to any of them"):
-    "not preparing some food" denies nothing."""
+    """The some after the verb as any ("is not preparing any food"): "not preparing some food" denies nothing."""
     reach, found = [c for c in verb.children if c.dep_ in SCOPE_DEPS[:3] and c.i > verb.i], []  # no verb conj
     while reach:
         t = reach.pop()
@@ -302,9 +288,8 @@ def adverb_before(doc, verb) -> bool:
 
 def _negation_scope(doc, root, finite, negs) -> str | None:
     """Why a not added to (or removed from) the clause would not deny (or restore) its claim."""
-    if root.dep_ in ("advcl", "relcl", "acl") or any(
-        c.dep_ == "mark" and c.lower_ in words("subordinators") | words("time_subordinators") for c in root.children
-    ):
+    marks = words("subordinators") | words("time_subordinators")
+    if root.dep_ in ("advcl", "relcl", "acl") or any(c.dep_ == "mark" and c.lower_ in marks for c in root.children):
         return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
     if _comma_clauses(doc):
         return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
@@ -344,6 +329,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid in ("negation.somewhere_after_verb", "negation.death_with_age"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
+    if not negs and headline(doc) and any(m.start == finite.i for m in matches(doc, "negation.headline_death")):
+        return "negation.headline_death"
     if not negs and finite.i > 0 and doc[finite.i - 1].lower_ in words("positive_polarity_adverbs"):
         return "negation.not_before_adverb"  # "United already has paid" -> "already has not paid"
     if not negs and finite.lower_ == "must":
@@ -362,11 +349,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         weak = weak | {"could"}  # "Perhaps the plan could help": "could not help" is as hedged a possibility
     if finite.lower_ in weak or any(c.lower_ in weak for c in root.children if c.dep_ == "aux"):
         return "negation.modal_of_possibility"
-    if (
-        not negs
-        and root.lemma_ == "be"
-        and any(c.dep_ == "attr" and c.ent_type_ in AMOUNT_TYPES for c in root.children)
-    ):
+    amount = any(c.dep_ == "attr" and c.ent_type_ in AMOUNT_TYPES for c in root.children)
+    if not negs and root.lemma_ == "be" and amount:
         return "negation.copula_with_amount"
     if negs:
         after = doc[negs[0].i + 1] if negs[0].i + 1 < len(doc) else None
@@ -378,9 +362,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
 
 
 def _comma_clauses(doc) -> bool:
-    """A headline of two clauses split by a comma ("Storm hits coast, thousands lose power", "Train derails, dozens
-    hurt"): a not on either leaves the other asserting the cause or its result. A sayer after the comma ("..., police
-    say") reports the claim."""
+    """A headline of two clauses split by a comma ("Storm hits coast, thousands lose power"); not a sayer after it."""
     if not headline(doc):
         return False
 
@@ -399,10 +381,9 @@ def _comma_clauses(doc) -> bool:
 
 
 def _verb_like(token) -> bool:
-    """A plural noun that is a verb's third-person present with a phrase of its own ("derails near Paris")."""
-    bases = getAllLemmas(token.lower_).get("VERB", ())
-    forms = {getInflection(b, tag="VBZ")[0] for b in bases if getInflection(b, tag="VBZ")}
-    return token.tag_ == "NNS" and token.lower_ in forms and any(c.dep_ in ("prep", "dobj") for c in token.children)
+    """A plural noun that is a verb's -s form with a phrase of its own ("derails near Paris")."""
+    phrase = any(c.dep_ in ("prep", "dobj") for c in token.children)
+    return token.tag_ == "NNS" and bool(verb_bases(token.lower_, "VBZ")) and phrase
 
 
 def _in_scope(token, root) -> bool:
@@ -415,8 +396,7 @@ def _in_scope(token, root) -> bool:
 
 
 def saying_alone(root, also=()) -> bool:
-    """A verb of saying with no object or reported clause ("He said at every level"), or with a headline's claim cut to
-    an object and its participle ("says deal reached"); ``also``: more dependents that carry its claim."""
+    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim)."""
     if root.lemma_.lower() not in saying("alone"):  # a hedge or a not of these doubts only the saying
         return False
     claims = [c for c in root.children if c.dep_ in ("dobj", "ccomp", *also)]
@@ -426,9 +406,7 @@ def saying_alone(root, also=()) -> bool:
 
 
 def caption_present(doc, root, finite, base) -> bool:
-    """A caption's present: an event verb with no auxiliary, no complement of a state ("looks
-    happy") and no habit ("sometimes", "every week"), in a short sentence without commas, whose
-    subject is an indefinite or counted common noun ("A man", "Two dogs") or someone."""
+    """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
     if finite.i != root.i or no_progressive(base) or any(c.dep_ in ("acomp", "attr", "oprd") for c in root.children):
         return False
     habit = words("frequency_adverbs") | words("habit_words")

@@ -1,11 +1,5 @@
-"""Fallback rules: tried for an anchor and category only when the category's main rule refused it.
-
-They are narrower than the main rules and deterministic (no draw from the generator's random
-stream), so they add pairs without changing any pair the main rules make: ``near_miss:colour``,
-``near_miss:day_or_month`` and ``near_miss:person_sex``, each described with what it refuses in
-docs/generated_suites.md ("The rules"). The numerical fallback is in ``rules_step``, the quantifier's in
-``rules_quantifier``.
-"""
+"""Near-miss fallbacks (colour, day or month, person's sex), tried only when the main rule refused: deterministic
+(no draw from the random stream), so no pair of the main rules changes (docs/generated_suites.md, "The rules")."""
 
 from __future__ import annotations
 
@@ -39,11 +33,8 @@ def _day_or_month(doc) -> Made | None:
         return None
     token = named[0]
     ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
-    if (
-        ent is None
-        or ent.label_ != "DATE"
-        or any(t.like_num and not re.fullmatch(r"(1[89]|20)\d\d", t.text) for t in ent)
-    ):
+    dated = ent is not None and ent.label_ == "DATE"
+    if not dated or any(t.like_num and not re.fullmatch(r"(1[89]|20)\d\d", t.text) for t in ent):
         return None  # a day number (March 31 -> April 31) or a date the day must agree with
     beside = [t for t in doc[max(1, token.i - 1) : token.i + 2] if t.i != token.i]  # the first word: a capital anyway
     if token.i == 0 or any(t.is_title for t in beside):
@@ -52,10 +43,7 @@ def _day_or_month(doc) -> Made | None:
 
 
 def _named(doc) -> bool:
-    """A name in the sentence: an entity of a named type or a work of art (a person word may be tied
-    to it, as the main near-miss rule refuses a person beside them), a proper noun, or a
-    capitalised word past the first that the tagger left untyped (a name may show the person's sex
-    or be tied to them)."""
+    """A name in the sentence (entity, proper noun or capitalised word past the first)."""
     if any(e.label_ in words("named_types") | {"WORK_OF_ART"} for e in doc.ents) or any(t.pos_ == "PROPN" for t in doc):
         return True
     return any(t.i > 0 and t.text[:1].isupper() and t.is_alpha and t.text != "I" for t in doc)
@@ -77,8 +65,7 @@ def _sex(doc) -> Made | None:
 
 
 def near_miss_attribute(doc, ctx=None) -> Made:
-    """A closed-class attribute changed within its class: a colour, else a weekday or month, else
-    the sex of the sentence's one person word (a man -> a woman)."""
+    """A colour, else a weekday or month, else the sex of the one person word changed within its class."""
     made = _colour(doc) or _day_or_month(doc) or _sex(doc)
     if made is None:
         raise Refuse("near_miss.no_attribute")

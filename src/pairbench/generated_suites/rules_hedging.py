@@ -1,6 +1,5 @@
-"""The hedging rule on the claim's clause: may, might or may have added to its verb (a caption's
-event as it is seen, a headline's past event, a negated clause), or a hedge word removed. Refusals
-are ``registry/hedging.yaml``'s (with ``presuppositions.framed``'s, shared with negation)."""
+"""The hedging rule: may, might or may have added to the claim's verb, or a hedge word removed; refusals in
+``registry/hedging.yaml`` (and ``presuppositions.framed``'s, shared with negation)."""
 
 from __future__ import annotations
 
@@ -35,10 +34,8 @@ from pairbench.generated_suites.rules_clause import (
 
 @reads_title_case
 def hedging(doc, ctx=None) -> Made:
-    """The claim's clause hedged (a reported claim, never the verb of saying), or its hedge removed.
-
-    Title-Case headlines are read: a hedge rests on the finite verb alone, and the blind reading
-    of 2026-11-24 found every one of the 17 STS-B Title-Case hedges valid."""
+    """The claim's clause hedged (never the verb of saying), or its hedge removed. Title-Case headlines are read:
+    the hedge rests on the finite verb alone (the 17 of STS-B all valid in the blind reading of 2026-11-24)."""
     root = claim_clause(doc)
     clear_scope(doc, root)
     if (why := framed(doc, root)) is not None:
@@ -106,8 +103,7 @@ def _hedge_progressive(doc, finite, base) -> Made:
 
 
 def _shared_hedge(doc, root, finite, coordinated) -> bool:
-    """Verbs after "and" that share the first's subject and auxiliary and keep their form, so the
-    hedge covers them all: "pleaded guilty and agreed" -> "may have pleaded guilty and agreed"."""
+    """Verbs after "and" sharing the first's subject, auxiliary and form: "may have pleaded guilty and agreed"."""
     past = finite.i == root.i and root.tag_ == "VBD"
     auxiliary = finite.i != root.i and (root.tag_, finite.lemma_) in (("VBG", "be"), ("VBN", "have"), ("VB", "will"))
     if not past and not auxiliary:
@@ -155,7 +151,6 @@ _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id,
 
 
 def _subject(verb, deps=("nsubj", "nsubjpass")):
-    """The verb's subject (active or passive; ``deps``: only these), or None."""
     return next((c for c in verb.children if c.dep_ in deps), None)
 
 
@@ -169,8 +164,7 @@ def _speaker_own(root, finite) -> str | None:
 
 
 def _sayer_own(root, finite) -> bool:
-    """ "ONA stated that it did not receive the material": a reported claim whose subject is a pronoun
-    for the sayer (a hedge makes the sayer unsure of itself); a plan stays hedged ("said he will attend")."""
+    """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself."""
     if root.dep_ != "ccomp" or root.head.dep_ != "ROOT" or finite.tag_ == "MD":
         return False
     subject = _subject(root)
@@ -184,34 +178,26 @@ def _sayer_own(root, finite) -> bool:
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:
-    """ "is not" -> "might not be", "does not" -> "might not", "did not go" -> "might not have gone":
-    might, since "may not" also reads as a ban ("The patient may not smoke")."""
+    """ "is not" -> "might not be", "did not go" -> "might not have gone": "may not" reads as a ban too."""
     others = [t for t in doc if t.lower_ in words("negative_words") and t not in negs]
     if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
         raise Refuse("hedging.negated_clause")
-    if negs[0].i + 1 < len(doc) and doc[negs[0].i + 1].lower_ in words("not_focus"):
+    neg, edits = negs[0], {finite.i: match_case("might", finite.text)}
+    if neg.i + 1 < len(doc) and doc[neg.i + 1].lower_ in words("not_focus"):
         raise Refuse("negation.not_with_focus_word")
-    if finite.tag_ == "VBD" and finite.lemma_ in ("do", "be") and not finite.text.startswith("'"):
-        return _hedge_negated_past(doc, root, finite, negs[0])
-    if finite.tag_ not in ("VBZ", "VBP") or finite.text.startswith("'"):
+    if finite.tag_ == "VBD" and finite.lemma_ in ("do", "be") and not finite.text.startswith("'"):  # past
+        if finite.lemma_ == "be":  # "was not" -> "might not have been"
+            edits[neg.i] = f"{neg.text} have been"
+        elif finite.i == root.i or root.i != neg.i + 1:
+            raise Refuse("hedging.negated_clause")  # "did not even go"
+        else:
+            edits |= {neg.i: f"{neg.text} have", root.i: inflect(verb_base(root), "VBN")}
+    elif finite.tag_ not in ("VBZ", "VBP") or finite.text.startswith("'"):
         raise Refuse("hedging.negated_clause")
-    if finite.lemma_ == "do" and finite.i != root.i:
-        return Made(rebuild(doc, {finite.i: match_case("might", finite.text)}), "hedging:add_may_negated")
-    if finite.lemma_ in ("be", "have"):
-        edits = {finite.i: match_case("might", finite.text), negs[0].i: f"{negs[0].text} {finite.lemma_}"}
-        return Made(rebuild(doc, edits), "hedging:add_may_negated")
-    raise Refuse("hedging.negated_clause")
-
-
-def _hedge_negated_past(doc, root, finite, neg) -> Made:
-    """ "did not go" -> "might not have gone", "was not" -> "might not have been"."""
-    edits = {finite.i: match_case("might", finite.text), neg.i: f"{neg.text} have"}
-    if finite.lemma_ == "be":
-        edits[neg.i] += " been"
-    elif finite.i == root.i or root.i != neg.i + 1:
-        raise Refuse("hedging.negated_clause")  # "did not even go"
-    else:
-        edits[root.i] = inflect(verb_base(root), "VBN")
+    elif finite.lemma_ in ("be", "have"):  # "is not" -> "might not be"
+        edits[neg.i] = f"{neg.text} {finite.lemma_}"
+    elif finite.lemma_ != "do" or finite.i == root.i:  # "does not" -> "might not"
+        raise Refuse("hedging.negated_clause")
     return Made(rebuild(doc, edits), "hedging:add_may_negated")
 
 

@@ -1,5 +1,4 @@
-"""The numerical rule: the sentence's only number, counted in digits, times ten; the number tools the
-small step (``rules_step``) and near_miss share."""
+"""The numerical rule (the only number, in digits, times ten) and the number tools rules_step and near_miss share."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ def is_year(token) -> bool:
 
 
 def numbers_in(doc):
-    """Every number of the sentence (digits, number words, "one" counting a noun, scale words that
-    stand alone); years and ranks (first, second) are not counts and are left out."""
+    """Every number of the sentence (digits, number words, "one" counting a noun, scale words alone); no year or rank."""
     out = []
     for token in doc:
         if is_year(token) or token.lower_ in words("scale_words") and token.i > 0 and doc[token.i - 1].like_num:
@@ -67,25 +65,18 @@ def _unit(doc, token) -> str:
 
 
 def _counts_something(doc, token) -> bool:
-    """A number that counts the noun it modifies ("5 workers", "two dogs"), or an amount of money
-    ("$34 million", "74 cents"): not an identifier, a score, a date, an age or part of a name."""
+    """A number that counts the noun it modifies ("5 workers", "4.7 million people") or an amount of money."""
     head = token.head
     if token.dep_ == "nummod" and head.i > token.i and head.pos_ == "NOUN":
         return True
-    if (
-        token.dep_ in ("compound", "quantmod")
-        and head.lower_ in words("scale_words")
-        and head.dep_ == "nummod"
-        and head.head.pos_ == "NOUN"
-        and head.head.i > head.i
-    ):
-        return True  # 4.7 million people
+    scaled = head.lower_ in words("scale_words") and head.dep_ == "nummod" and head.head.i > head.i
+    if token.dep_ in ("compound", "quantmod") and scaled and head.head.pos_ == "NOUN":
+        return True
     return token.ent_type_ in ("MONEY", "PERCENT") and token.dep_ in ("compound", "nummod", "quantmod")
 
 
 def count_bound(token) -> int | None:
-    """The natural bound of the noun a number counts (11 players on a side, 50 states; ``event_bounds``:
-    runs in an innings, points in a game when a context word of its mapping is in the sentence), or None."""
+    """The natural bound of the noun a number counts (11 players, 50 states; ``event_bounds`` by context), or None."""
     noun = _counted_noun(token)
     bound = table("noun_bounds").get(noun) or table("event_bounds").get(noun)
     context = {t.lemma_.lower() for t in token.doc} if isinstance(bound, dict) else ()
@@ -93,8 +84,7 @@ def count_bound(token) -> int | None:
 
 
 def _counted_noun(token) -> str:
-    """The noun a number counts: its head after it ("5 workers"), or for a plural scale word the
-    object of its "of" ("dozens of states")."""
+    """The noun a number counts: its head after it ("5 workers"), or the object of "dozens of" ("states")."""
     if token.lower_ in words("plural_scales"):
         of = [c for c in token.children if c.lower_ == "of"]
         objects = [c for c in of[0].children if c.dep_ == "pobj"] if of else []
@@ -106,11 +96,9 @@ def number_refusal(doc, token) -> str | None:
     """Why ``token`` (the sentence's only number) may not change by an order of magnitude."""
     prev = doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if prev is not None and (
-        prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in words("number_labels") | words("age_words")
-    ):
-        return "numerical.identifier_or_age"
-    if nxt is not None and (nxt.text in ("-", ":", "/") or nxt.lower_ in words("time_suffixes")):
+    labels = words("number_labels") | words("age_words")
+    labelled = prev is not None and (prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in labels)
+    if labelled or nxt is not None and (nxt.text in ("-", ":", "/") or nxt.lower_ in words("time_suffixes")):
         return "numerical.identifier_or_age"
     named = words("name_entity_types")
     inside = prev is not None and prev.ent_type_ in named - {"DATE", "TIME"} and prev.ent_iob_ != "O"
@@ -137,10 +125,15 @@ def number_refusal(doc, token) -> str | None:
     return None
 
 
+FIXED_SHAPES = ("numerical.time_ago", "numerical.score", "numerical.clock_duration")
+
+
 def fixed_number(doc, token) -> str | None:
-    """Why a number may not change by any step: part of an idiom ("my two cents", "one of a kind"),
-    a year or an era ("around 400 AD", "the 1850s", "the 5 century"), an age a rule sets ("under
-    18", "aged 16 or over", "at least 21 years old") or a part of a total ("the first of three")."""
+    """Why a number may not change by any step: a date, score or recorded time (FIXED_SHAPES), an idiom ("my
+    two cents"), a year or era ("400 AD"), an age a rule sets ("under 18") or a part of a total ("the first of three")."""
+    for rid in FIXED_SHAPES:  # their patterns: two days ago, scored 45 runs, 2 hours and 10 minutes
+        if any(span.start <= token.i < span.end for span in matches(doc, rid)):
+            return rid
     low = " " + " ".join(t.lower_ for t in doc) + " "
     if any(f" {p} " in low and token.lower_ in p.split() for p in words("number_idioms")):
         return "numerical.idiom"
@@ -167,8 +160,7 @@ def name_number(token) -> bool:
 
 
 def _x10_refusal(doc, token) -> str | None:
-    """Why ten times this count would not fit the sentence (a handful in words, a weight or a
-    height, a handful per day): the fallback's small step makes its pair."""
+    """Why ten times this count would not fit (a handful in words, a weight, a handful per day)."""
     if token.lower_ in table("number_words_x10"):
         return "numerical.handful_in_words"
     if _unit(doc, token) in words("body_units"):
@@ -180,14 +172,12 @@ def _x10_refusal(doc, token) -> str | None:
 
 def _per_period(doc, token) -> bool:
     """A count of a noun followed by a period it recurs in ("2 inhalers a day", "3 times per week")."""
-    end = token.head.i if token.head.i > token.i else token.i
+    end = max(token.head.i, token.i)
     after = [t.lower_ for t in doc[end + 1 : end + 3]]
-    return bool(after) and (
-        after[0] in words("period_adverbs")
-        or len(after) == 2
-        and after[0] in ("a", "an", "per", "each", "every")
-        and after[1] in words("recurring_periods")
-    )
+    if after[:1] and after[0] in words("period_adverbs"):
+        return True
+    each = ("a", "an", "per", "each", "every")
+    return len(after) == 2 and after[0] in each and after[1] in words("recurring_periods")
 
 
 def indefinite_article(number: str) -> str:
@@ -197,8 +187,7 @@ def indefinite_article(number: str) -> str:
 
 
 def article_refusal(doc, token, new: str) -> str | None:
-    """Why ``new`` cannot replace the number ``token``: an indefinite article before it that would
-    no longer agree ("a seven-month journey" -> "a eight-month"), or None."""
+    """An indefinite article before the number that ``new`` would not agree with ("a eight-month"), or None."""
     prev = doc[token.i - 1].lower_ if token.i > 0 else ""
     if prev in ("a", "an") and prev != indefinite_article(new):
         return "numerical.article_agreement"
@@ -206,8 +195,7 @@ def article_refusal(doc, token, new: str) -> str | None:
 
 
 def numerical(doc, ctx=None) -> Made:
-    """The sentence's only number, in digits, when it counts a noun or an amount of money, times
-    ten; what it refuses is in docs/generated_suites.md ("The rules", numerical)."""
+    """The sentence's only number, in digits, counting a noun or an amount of money, times ten."""
     numbers = numbers_in(doc)
     if not numbers:
         raise Refuse("numerical.no_number")
@@ -218,10 +206,7 @@ def numerical(doc, ctx=None) -> Made:
     if token.lower_ in table("number_words_x10").values() or (number_value(token.text) is None):
         raise Refuse("numerical.counts_no_noun")
     why = fixed_number(doc, token) or number_refusal(doc, token) or _x10_refusal(doc, token)
-    if why is not None:
-        raise Refuse(why)
-    new = _times_ten(token.text)
-    why = article_refusal(doc, token, new)
-    if why is not None:
+    new = _times_ten(token.text) if why is None else None
+    if (why := why or article_refusal(doc, token, new)) is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: new}), "numerical:digits_x10")

@@ -11,11 +11,9 @@ from pairbench.generated_suites.patterns import matches
 from pairbench.generated_suites.rules_lexical import count_bound, number_refusal, number_value, numbers_in
 from pairbench.generated_suites.rules_step import small_step
 
-# The types near_miss replaces, each within a fine type it can check (see fine_type).
 ENTITY_TYPES = ("PERSON", "GPE", "ORG", "NORP", "CARDINAL", "MONEY", "PERCENT")
 _NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
-# The numerical rule's refusals of ten times a count: a near miss stays within a factor of five
-# (``modest_change``) and under ``_too_large``'s ceiling instead.
+# ten times a count is refused by numerical; a near miss stays within ``modest_change`` and ``_too_large`` instead
 _TEN_TIMES = ("numerical.large_total", "numerical.x10_passes_noun_bound")
 
 
@@ -25,8 +23,7 @@ def _title(token) -> bool:
 
 
 def well_formed(ent) -> bool:
-    """An entity the parser is likely right about: a name in capitals (at most four words), or a
-    number of one or two tokens."""
+    """A name in capitals (at most four words) or a number of one or two tokens: the parser is likely right."""
     if ent.label_ in _NUMERIC_TYPES:
         return len(ent) <= 2 and any(t.like_num for t in ent)
     alpha = [t for t in ent if t.is_alpha]
@@ -40,13 +37,9 @@ def _gender(doc) -> str:
 
 
 def fine_type(ent, company_texts) -> str | None:
-    """The entity's fine type, or None when it cannot be told (then near_miss refuses it): a person
-    by its number of words, a place or group by ``gazetteer.kind_of``, an organisation by the
-    gazetteer or as a company (``company_texts``), a number by its unit."""
+    """The entity's fine type (a person by its words, a place, an organisation, a number by its unit), or None."""
     text = ent.text
     if ent.label_ == "PERSON":
-        # One capitalised word is often a place, a company or a first name: near_miss takes it
-        # only when the corpus tags it as a person at least twice and never as anything else.
         if _title(ent[0]) or place_or_group(text) or organisation(text) is not None:
             return None
         return f"person:{len(ent)}"
@@ -59,10 +52,8 @@ def fine_type(ent, company_texts) -> str | None:
 
 
 def entity_inventory(docs) -> dict[str, list[str]]:
-    """The well-formed entities seen with that fine type in at least two anchors and never with
-    another label, sorted per fine type (the replacement pool of near_miss); ``_companies`` lists
-    the organisations some anchor writes with a company suffix. A person's name is
-    stored with the pronoun gender of the anchors it appears in (``person:2:m``) when they agree."""
+    """The pool of near_miss by fine type: well-formed entities of one label seen in two anchors or more (a person
+    also by the anchors' pronoun gender, ``person:2:m``); ``_companies``: organisations written with a suffix."""
     docs = list(docs)
     labels: dict[str, set] = {}
     company_texts = set()
@@ -89,20 +80,13 @@ def entity_inventory(docs) -> dict[str, list[str]]:
 
 
 def same_number_form(old: str, new: str) -> bool:
-    """A number is replaced only by one written the same way (digits or words) and of the same
-    grammatical number ("one" or "1" against any other), so the sentence keeps its agreement."""
-
-    def form(text):
-        return any(c.isdigit() for c in text), text.strip().lower() in ("1", "one")
-
-    return form(old) == form(new)
+    """Both numbers in digits or both in words, and both one or both not, so the sentence keeps its agreement."""
+    forms = [(any(c.isdigit() for c in t), t.strip().lower() in ("1", "one")) for t in (old, new)]
+    return forms[0] == forms[1]
 
 
 def _context_refusal(doc, ent) -> str | None:
-    """Why the rest of the sentence is tied to this entity: a ticker or product beside a company, a
-    describing noun before it (chipmaker Intel), an office it names (Ukrainian parliament), a
-    nationality used as a noun (Swiss vote), another name the entity goes with (Saddam ... Iraq,
-    rebels ... Homs, Romney ... Paul Ryan)."""
+    """Why the rest of the sentence is tied to this entity (chipmaker Intel, Ukrainian parliament, Saddam ... Iraq)."""
     if ent.label_ in _NUMERIC_TYPES:
         return None
     if matches(doc, "near_miss.ticker"):  # its pattern: a ticker (IBM.N) or an exchange
@@ -114,9 +98,8 @@ def _context_refusal(doc, ent) -> str | None:
     head = ent.root.head
     owner = doc[ent.end + 1] if ent.end + 1 < len(doc) and doc[ent.end].tag_ == "POS" else None  # the parse may miss it
     offices = words("institutions") | words("ruler_words")
-    if (head.i >= ent.end and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}) or (
-        owner is not None and owner.lower_ in offices
-    ):
+    named_office = head.i >= ent.end and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}
+    if named_office or owner is not None and owner.lower_ in offices:
         return "near_miss.institution"
     if ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound"):
         return "near_miss.nationality_as_noun"
@@ -147,8 +130,7 @@ def amount(text: str) -> float | None:
 
 
 def modest_change(old: str, new: str) -> bool:
-    """A number or amount is replaced only by one within a factor of five (12 patients may become
-    30, not 500; a $2.81 fall not $395,000)."""
+    """Two numbers or amounts within a factor of five (12 patients may become 30, not 500)."""
     a, b = amount(old), amount(new)
     return a is not None and b is not None and a > 0 and b > 0 and 0.2 <= b / a <= 5
 
@@ -162,17 +144,14 @@ def _entity_refusal(doc, ent) -> str | None:
     if prev is not None and _title(prev):
         return "near_miss.after_title"
     nxt = doc[ent.end] if ent.end < len(doc) else None
-    if ent.label_ != "CARDINAL" and (
-        (prev is not None and prev.text[:1].isupper() and prev.is_alpha and prev.whitespace_)
-        or (nxt is not None and (nxt.text[:1].isupper() or nxt.like_num and ent.label_ not in _NUMERIC_TYPES))
-    ):
+    capital_before = prev is not None and prev.text[:1].isupper() and prev.is_alpha and prev.whitespace_
+    capital_after = nxt is not None and (nxt.text[:1].isupper() or nxt.like_num and ent.label_ not in _NUMERIC_TYPES)
+    if ent.label_ != "CARDINAL" and (capital_before or capital_after):
         return "near_miss.longer_name"
-    if ent.label_ == "PERSON" and (
-        ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ent.root.head.i >= ent.end
-    ):
+    modifier = ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ent.root.head.i >= ent.end
+    if ent.label_ == "PERSON" and modifier:
         return "near_miss.name_as_modifier"
-    why = _context_refusal(doc, ent)
-    if why is not None:
+    if (why := _context_refusal(doc, ent)) is not None:
         return why
     if any(span.start == ent.end - 1 for span in matches(doc, "near_miss.glued_entity")):  # glued to what follows
         return "near_miss.glued_entity"
@@ -188,8 +167,7 @@ def _entity_refusal(doc, ent) -> str | None:
 
 
 def _too_large(ent, new: str) -> bool:
-    """A count replaced by one past the bound of its noun (two players sent off: not 20), or a large
-    total (5,000 boxes, 1,000 or more) by a larger one, which may pass what exists."""
+    """A count past the bound of its noun (two players sent off: not 20), or a total of 1,000 or more made larger."""
     if ent.label_ != "CARDINAL":
         return False
     value, old = amount(new) or 0, amount(ent.text) or 0
@@ -198,9 +176,7 @@ def _too_large(ent, new: str) -> bool:
 
 
 def near_miss(doc, ctx) -> Made:
-    """One named entity (or number) replaced by another of the same fine type from the corpus
-    (``fine_type``; a person's name of the same pronoun gender where the sentence has one). A
-    Title-Case anchor is refused before (``generate.apply_rule``)."""
+    """One named entity (or number) replaced by another of its fine type (a person's of the same gender)."""
     ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES]
     if not ents:
         raise Refuse("near_miss.no_entity")
@@ -212,17 +188,14 @@ def near_miss(doc, ctx) -> Made:
     for ent in ents:
         kind = fine_type(ent, companies)
         reason = _entity_refusal(doc, ent) if kind is not None else "near_miss.unknown_fine_type"
+        if reason is None and kind == "person:1" and ent.text not in ctx.entities.get(kind, ()):
+            reason = "near_miss.unsure_single_name"
+        if reason is None and ent.label_ == "PERSON":  # a name of the same pronoun gender (person:2:m)
+            kind = next((f"{kind}:{g}" for g in "mf" if ent.text in ctx.entities.get(f"{kind}:{g}", ())), None)
+            reason = "near_miss.unknown_sex" if kind is None else None
         if reason is not None:
             why = reason
             continue
-        if kind == "person:1" and ent.text not in ctx.entities.get(kind, ()):
-            why = "near_miss.unsure_single_name"
-            continue
-        if ent.label_ == "PERSON":  # a name of the same pronoun gender (person:2:m)
-            kind = next((f"{kind}:{g}" for g in "mf" if ent.text in ctx.entities.get(f"{kind}:{g}", ())), None)
-            if kind is None:
-                why = "near_miss.unknown_sex"
-                continue
         candidates = ctx.entities.get(kind, [])
         step = (small_step(ent.text) or "").lower() if ent.label_ == "CARDINAL" else ""
         pool = [

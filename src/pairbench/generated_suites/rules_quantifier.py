@@ -1,6 +1,5 @@
-"""The quantifier rules: a quantity word exchanged for one that changes the claim (all <-> some, most <-> few,
-every -> no, ...) on a determiner or a partitive (``quantifier``), or, as the fallback, on a quantifier the parse left
-unattached, its noun found by position (``quantifier:positional``); exchanges: the lexicon's ``quantifiers_*``."""
+"""The quantifier rules: a quantity word exchanged (all <-> some, every -> no, ...; lexicon ``quantifiers_*``) on a
+determiner or partitive, or (``quantifier:positional``) on one the parse left unattached, its noun found by position."""
 
 from __future__ import annotations
 
@@ -9,11 +8,6 @@ from lemminflect import getLemma
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, single_clause
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
-
-
-def exchanges(kind: str) -> dict[str, str]:
-    """A quantifier exchange table of the lexicon: plural, singular, mass, partitive or positional."""
-    return table(f"quantifiers_{kind}")
 
 
 def _time_nouns() -> frozenset[str]:
@@ -70,7 +64,7 @@ def _unlicensed(doc, token, clause) -> bool:
 
 
 def _a_few(doc, token) -> bool:
-    """ "a few" alone (``quantifier.a_few_to_many``'s patterns: not "only a few"), under no negation."""
+    """ "a few" alone (not "only a few": ``quantifier.a_few_to_many``'s patterns), under no negation."""
     alone = any(span[-1].i == token.i for span in matches(doc, "quantifier.a_few_to_many"))
     return alone and not _negated(doc)
 
@@ -126,10 +120,10 @@ def _partitive(token):
         return None
     if token.lower_ == "each" and token.dep_ not in ("nsubj", "nsubjpass"):
         return None  # "a fine on each of the counts" -> "on none of the counts" reads wrong
-    parts = exchanges("partitive")  # a mass noun: "most of the harvest" has no "few of the harvest"
+    parts = table("quantifiers_partitive")  # a mass noun: "most of the harvest" has no "few of the harvest"
     if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
         keep = {k: v for k, v in parts.items() if v not in ("few", "most") and k not in ("few", "many")}
-        return keep | {"most": exchanges("mass")["most"]}  # "most of the harvest" -> "little of the harvest"
+        return keep | {"most": table("quantifiers_mass")["most"]}  # "most of the harvest" -> "little of the harvest"
     return parts
 
 
@@ -137,7 +131,7 @@ def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
     if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and"):
         return None  # "one or both boys", "some or all": a range, not one quantity
-    if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in exchanges("partitive"):
+    if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
         return _partitive(token)
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
         nxt = token.doc[token.i + 1]
@@ -145,13 +139,13 @@ def _quantifier_table(token):
     if token.dep_ not in ("det", "amod") or token.head.pos_ not in ("NOUN", "PROPN") or token.head.i < token.i:
         return None
     if tag in ("NNS", "NNPS"):
-        return exchanges("plural")
+        return table("quantifiers_plural")
     if low in ("every", "each"):
-        return exchanges("singular")
+        return table("quantifiers_singular")
     if low == "no" and token.head.dep_ in ("nsubj", "nsubjpass") and not any(t.lower_ == "there" for t in token.doc):
-        return exchanges("singular")  # "No dog barked" -> "Every dog barked"
-    if tag in ("NN", "NNP") and low in exchanges("mass") and (low != "no" or token.head.dep_ == "dobj"):
-        return exchanges("mass")  # "some food" -> "no food"; "made no sense" -> "made some sense"
+        return table("quantifiers_singular")  # "No dog barked" -> "Every dog barked"
+    if tag in ("NN", "NNP") and low in table("quantifiers_mass") and (low != "no" or token.head.dep_ == "dobj"):
+        return table("quantifiers_mass")  # "some food" -> "no food"; "made no sense" -> "made some sense"
     return {}
 
 
@@ -162,7 +156,7 @@ def quantifier(doc, ctx=None) -> Made:
     quantities = words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
     for token in doc:
         low = token.lower_
-        if low in exchanges("pronoun") and token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
+        if low in table("quantifiers_pronoun") and token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
             return _pronoun(doc, token)
         if (amount := _amount(doc, token)) is not None:
             return amount
@@ -178,11 +172,11 @@ def quantifier(doc, ctx=None) -> Made:
             edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
             return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
         new = exchange[low]
-        plain = exchange in (exchanges("mass"), exchanges("plural"))
+        plain = exchange in (table("quantifiers_mass"), table("quantifiers_plural"))
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
             new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
         if low == "few" and new == "most" and token.dep_ == "amod" and token.head.dep_ not in ("nsubj", "nsubjpass"):
-            new = exchanges("object")[low]  # "have few chances" -> "many chances": "have most chances" is no English
+            new = table("quantifiers_object")[low]  # "have few chances" -> "many": "have most chances" is no English
         verbs = [token.head, *(c for c in token.head.children if c.dep_ in ("aux", "auxpass"))]
         if low == "none" and any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs):
             raise Refuse("quantifier.singular_verb")  # "All of them has a licence"
@@ -200,8 +194,7 @@ def quantifier(doc, ctx=None) -> Made:
 
 
 def _amount(doc, token) -> Made | None:
-    """ "A lot of people came" -> "Few people came", "lots of water" -> "little water": an amount phrase (lexicon
-    amount_phrases) before a bare plural or mass noun, in a sentence with no negation; None where none starts here."""
+    """ "A lot of people came" -> "Few people came": an amount phrase before a bare noun, or None where none starts."""
     phrases = (p.split() for p in words("amount_phrases"))
     phrase = next((p for p in phrases if [t.lower_ for t in doc[token.i : token.i + len(p)]] == p), None)
     if phrase is None or token.i > 0 and doc[token.i - 1].lower_ in ("such", "what"):
@@ -221,8 +214,7 @@ def _amount(doc, token) -> Made | None:
 
 
 def _pronoun(doc, token) -> Made:
-    """ "Nobody answered the phone" -> "Everybody answered the phone": a person pronoun subject of the main verb,
-    exchanged by ``quantifiers_pronoun``, in a clause with no other negation, condition or polarity item."""
+    """ "Nobody answered" -> "Everybody answered": a pronoun subject of the main verb, with no other negation."""
     prev = doc[token.i - 1].lower_ if token.i > 0 else ""
     if prev in words("quantifier_modifiers") | words("quantifier_intensifiers"):
         raise Refuse("quantifier.modified")  # "almost everyone", "hardly anybody"
@@ -234,7 +226,7 @@ def _pronoun(doc, token) -> Made:
         raise Refuse("quantifier.double_negative")  # "Nobody did not come", "Everyone left, none stayed"
     if _unlicensed(doc, token, token.head):
         raise Refuse("quantifier.unlicensed_polarity")  # "Nobody has ever climbed it" -> "Everybody has ever ..."
-    new = exchanges("pronoun")[token.lower_]
+    new = table("quantifiers_pronoun")[token.lower_]
     if new == "nobody" and matches(doc, "quantifier.obligation_modal"):
         raise Refuse("quantifier.obligation_modal")  # "Everyone must leave" -> "Nobody must leave": a ban
     return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
@@ -243,11 +235,8 @@ def _pronoun(doc, token) -> Made:
 def _plural_after(doc, token):
     """The plural noun ``token`` quantifies by position (of the/them/these/those, many arriving passengers), or None."""
     j = token.i + 1
-    if (
-        j + 1 < len(doc)
-        and doc[j].lower_ == "of"
-        and doc[j + 1].lower_ in ("the", "these", "those", "them", "our", "their")
-    ):
+    after = [t.lower_ for t in doc[j : j + 2]]
+    if len(after) == 2 and after[0] == "of" and after[1] in ("the", "these", "those", "them", "our", "their"):
         j += 1 if doc[j + 1].lower_ == "them" else 2
         if doc[j - 1].lower_ == "them":
             return doc[j - 1] if token.i == 0 else None
@@ -259,9 +248,8 @@ def _plural_after(doc, token):
 
 
 def quantifier_positional(doc, ctx=None) -> Made:
-    """The sentence's one quantifier, its noun found by position (``_plural_after``: "many arriving
-    passengers", "Many of the shops"), with a finite verb after it, exchanged by ``quantifiers_positional``."""
-    positional = exchanges("positional")
+    """The sentence's one quantifier, its noun found by position (``_plural_after``), a finite verb after it."""
+    positional = table("quantifiers_positional")
     others = ("every", "each", "no", "none", "any", "both", "other", "others", "rest")
     found = [t for t in doc if t.lower_ in positional or t.lower_ in others]
     if len(found) != 1 or found[0].lower_ not in positional:

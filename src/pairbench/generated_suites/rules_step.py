@@ -1,8 +1,5 @@
-"""The numerical fallback rule, ``numerical:small_step``, tried only where the main numerical rule
-refused: the sentence's only number (or its first, when no other is tied to it) raised by a small
-plausible step in the same form (three -> four, 116 -> 117, 9,000 -> 9,100), never past the natural
-bound of the counted noun; deterministic. See docs/generated_suites.md, "The rules".
-"""
+"""The numerical fallback ``numerical:small_step``: the sentence's only (or first untied) number raised by a small
+step in the same form (three -> four, 116 -> 117, 9,000 -> 9,100), never past its noun's bound."""
 
 from __future__ import annotations
 
@@ -24,9 +21,7 @@ _INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
 
 
 def small_step(text: str) -> str | None:
-    """The next plausible value of a whole number in the same form, or None: a number word by the
-    next word of ``number_word_steps``, digits by +1 under 10, +2 under 100, +1 (+10 when a
-    multiple of ten) under 1,000, else one unit of the second digit (9,000 -> 9,100)."""
+    """The next plausible value of a whole number in the same form (a word by ``number_word_steps``), or None."""
     steps = table("number_word_steps")
     if text.lower() in steps:
         return match_case(steps[text.lower()], text)
@@ -50,8 +45,7 @@ _DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
 
 
 def decimal_step(text: str) -> str | None:
-    """A decimal raised by one unit of its last digit, its integer part the same length
-    (4.1 -> 4.2, 62.6 -> 62.7, 2.38 -> 2.39; 9.9 is left alone), or None."""
+    """A decimal raised by one unit of its last digit, its integer part as long (2.38 -> 2.39; not 9.9), or None."""
     match = _DECIMAL.match(text)
     if match is None:
         return None
@@ -62,8 +56,7 @@ def decimal_step(text: str) -> str | None:
 
 
 def stepped(doc, token) -> str | None:
-    """The number's small step: ``small_step`` for a whole number, ``decimal_step`` for a decimal
-    amount of money or a share (after a currency sign or before million, percent, cents)."""
+    """The number's small step: ``small_step``, or ``decimal_step`` for an amount of money or a share."""
     nxt = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
     if token.lower_ in ("one", "1"):  # "1 million songs" -> "2 million songs"; "one" counts a singular
         return "2" if token.text == "1" and nxt in words("large_scales") else None
@@ -93,8 +86,7 @@ def _step_refusal(doc, token) -> str | None:
     named = token.ent_type_ in names or prev is not None and prev.ent_type_ in names and token.ent_iob_ == "I"
     if named and not (compound or _duration(doc, token)):  # a duration or a measure (20 years, a four-year ban)
         return "numerical.in_a_name_or_date"
-    why = article_refusal(doc, token, new)
-    if why is not None:
+    if (why := article_refusal(doc, token, new)) is not None:
         return why
     if _tied(doc, token):
         return "numerical.tied_count"
@@ -109,36 +101,27 @@ def _step_refusal(doc, token) -> str | None:
 
 
 def measure_compound(doc, token) -> bool:
-    """A number joined by a hyphen to a unit of time or length that qualifies a noun ("a four-year
-    ban", "a 15-month low", "a 4-inch bone fragment"), never an age ("a 63-year-old minister")."""
+    """A number hyphened to a unit qualifying a noun ("a four-year ban"), never an age ("a 63-year-old")."""
     j = token.i
     if j + 3 >= len(doc) or token.whitespace_ or doc[j + 1].text != "-" or doc[j + 1].whitespace_:
         return False
     unit, after = doc[j + 2], doc[j + 3]
     listed = after.text == "," and unit.head.i > after.i and unit.head.pos_ == "NOUN"  # a two-year, $2 million deal
-    return unit.lower_ in words("compound_units") and (
-        listed or after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
-    )
+    qualifies = after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
+    return unit.lower_ in words("compound_units") and (listed or qualifies)
 
 
 def _counts_plural(token) -> bool:
     """The number counts a plural noun after it that is no unit of time ("two federal agencies")."""
     head = token.head
-    return (
-        token.dep_ == "nummod"
-        and head.i > token.i
-        and head.tag_ == "NNS"
-        and head.lower_ not in words("duration_units")
-    )
+    plural = head.tag_ == "NNS" and head.lower_ not in words("duration_units")
+    return token.dep_ == "nummod" and head.i > token.i and plural
 
 
 def _duration(doc, token) -> bool:
     """A number of a duration entity before its unit ("20 years", "the next five years")."""
-    if (
-        token.ent_type_ not in ("DATE", "TIME")
-        or token.i + 1 >= len(doc)
-        or doc[token.i + 1].lower_ not in words("duration_units")
-    ):
+    unit = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else None
+    if token.ent_type_ not in ("DATE", "TIME") or unit not in words("duration_units"):
         return False
     start = token.i
     while start > 0 and doc[start].ent_iob_ == "I":
@@ -154,9 +137,8 @@ def _calendar_day(token) -> bool:
 
 
 def _no_age(doc, token) -> bool:
-    """A number after "at", "by" or "past" that is no age or time of day: "stood at 154,603" (grouped or past
-    199, never a plain four digits: "at 2330 GMT"; "aged", "turned 200" stay ages), "over the past 20 years"
-    (never "half past six")."""
+    """A number after "at", "by" or "past" that is no age or time: "stood at 154,603" (over 199, not "at 2330 GMT"),
+    "over the past 20 years"."""
     prev = doc[token.i - 1]
     if token.i > 1 and prev.lower_ == "past" and doc[token.i - 2].lower_ == "the":
         return True
@@ -173,24 +155,19 @@ def _age_aside(token) -> bool:
 
 
 def _tied(doc, token) -> bool:
-    """A word that ties a count to others; a reciprocal ties none ("two girls hug each other"), nor
-    a determiner of a noun other than the one counted ("each nurse cares for six patients"), nor
-    "other" before a noun counted apart ("killing two officials and five other people")."""
+    """A word that ties a count to others; not a reciprocal ("each other"), a determiner of another noun ("each
+    nurse cares for six patients") or "other" before a noun counted apart ("two officials and five other people")."""
     pairs = table("reciprocals")
     free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
         counted = token.head.lemma_.lower()
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
-        free |= {t.i for t in doc if t.dep_ == "amod" and t.head.i != token.head.i and _counted_apart(t.head)}
+        apart = {t.i for t in doc if t.dep_ == "amod" and any(c.dep_ == "nummod" for c in t.head.children)}
+        free |= {i for i in apart if doc[i].head.i != token.head.i}
     free.add(token.i)  # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
     if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in words("scale_words"):
         free.add(token.i + 1)
     return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)
-
-
-def _counted_apart(noun) -> bool:
-    """A noun with a number of its own ("and five other people"): its "other" ties it to no count."""
-    return any(c.dep_ == "nummod" for c in noun.children)
 
 
 def _value(text: str) -> float:
@@ -200,13 +177,9 @@ def _value(text: str) -> float:
 
 def _word_before(doc, number) -> str:
     """The word before a number, past currency signs, articles and bounds ("more than $17")."""
+    than = {t.i for t in doc[1:] if t.lower_ == "than" and doc[t.i - 1].lower_ in ("more", "less", "fewer")}
     j = number.i - 1
-    while j >= 0 and (
-        doc[j].lower_ in words("before_number")
-        or doc[j].lower_ == "than"
-        and j > 0
-        and doc[j - 1].lower_ in ("more", "less", "fewer")
-    ):
+    while j >= 0 and (doc[j].lower_ in words("before_number") or j in than):
         j -= 1
     return doc[j].lower_ if j >= 0 else ""
 
@@ -226,10 +199,8 @@ def _tied_numbers(doc, first, others) -> bool:
 
 
 def _title_case_refusal(doc, token) -> str | None:
-    """In a Title-Case headline the tagger cannot tell a name from a phrase, so only a count in
-    digits before what it counts ("Gunmen Kill 11 Foreign Tourists", "Bets $250 Million") is
-    read, and only after a verb, a preposition or nothing: never after a name ("Apollo 11",
-    "Catch 22", "Heat Win Game 7", "Ocean's 11")."""
+    """In a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
+    a verb, a preposition or nothing: never after a name ("Apollo 11", "Heat Win Game 7")."""
     prev = doc[token.i - 1] if token.i > 0 else None
     if prev is not None and prev.text in words("currency_signs"):
         return None  # an amount of money ("Bets $250 Million", "Record $38 bn")
@@ -240,8 +211,7 @@ def _title_case_refusal(doc, token) -> str | None:
 
 @reads_title_case
 def numerical_step(doc, ctx=None) -> Made:
-    """The sentence's first number raised by ``small_step`` when no other number is tied to it
-    ("7 police officers were killed and 4 wounded" -> 8)."""
+    """The first number raised by ``small_step`` when no other is tied to it ("7 police officers were killed")."""
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     numbers = [n for n in numbers if not _age_aside(n)] or numbers  # an age alone is refused as an age
     if not numbers:
@@ -249,11 +219,7 @@ def numerical_step(doc, ctx=None) -> Made:
     token = numbers[0]
     if _tied_numbers(doc, token, numbers[1:]):
         raise Refuse("numerical.several_numbers")
-    why = (
-        (_title_case_refusal(doc, token) if title_case(doc) else None)
-        or fixed_number(doc, token)
-        or _step_refusal(doc, token)
-    )
-    if why is not None:
+    why = _title_case_refusal(doc, token) if title_case(doc) else None
+    if (why := why or fixed_number(doc, token) or _step_refusal(doc, token)) is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: stepped(doc, token)}), "numerical:small_step")

@@ -49,8 +49,7 @@ def argument(token):
 
 
 def _number_unsure(token) -> bool:
-    """A countable noun whose plural is its singular (shrimp, fish, sheep) with no determiner or
-    "some": as a subject its number, and so its verb's, is a guess."""
+    """A zero plural (fish, sheep) with no determiner but "some": its number is a guess."""
     dets = {c.lower_ for c in token.children if c.dep_ == "det"}
     counted = any(c.dep_ == "nummod" for c in token.children)
     return token.lower_ in words("zero_plurals") and dets <= {"some"} and not counted
@@ -116,7 +115,11 @@ def entity_swap(doc, ctx=None) -> Made:
     if bare and obj.lower_ in words("fixed_bare_nouns"):
         raise Refuse("entity_swap.fixed_phrase")  # "will enter orbit", "encrypted by default": no participant
     headline = not any(c.dep_ in ("det", "poss") for c in subj.children)
-    if bare and headline and any(m[0] == obj for m in dep_matches(doc, "entity_swap.object_with_its_phrase")):
+    # "oil pipeline to the coast": a modified object keeps a phrase of direction (in China, after the vote: the event's)
+    unmarked = obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in obj.children)
+    towards = ("to", "into", "toward", "towards", "across", "between")
+    stranded = [m for m in dep_matches(doc, "entity_swap.object_with_its_phrase") if m[0] == obj]
+    if headline and any(bare or unmarked and m[1].lower_ in towards for m in stranded):
         raise Refuse("entity_swap.object_with_its_phrase")  # "approve pipeline to the coast": the phrase is its
     tokens = [t.text_with_ws for t in doc]
     if plan is not None:
@@ -132,12 +135,8 @@ def entity_swap(doc, ctx=None) -> Made:
 
 
 def _second_verb_of_subject(root, obj) -> bool:
-    """A verb after the object whose unstated subject is the root's: a conjunct without a subject
-    ("besieged the rebels but failed to take the city"), a participle or infinitive of an adverbial
-    clause ("called the strike to force talks"), or a participle after a preposition of
-    ``subject_adverbials`` ("locked the door before leaving"): the swap would give it the object.
-    A headline's comma-joined second verb ("Rebels ambush police, kill 7") is a next step of the
-    new subject's too, and stays."""
+    """A verb after the object whose unstated subject is the root's ("failed to take the city", "to force
+    talks", "before leaving"): the swap would give it the object. A headline's comma-joined one stays."""
     doc = root.doc
     listed = headline(doc) and not any(c.dep_ == "cc" for c in root.children)
     for _, c, *pcomp in dep_matches(doc, "entity_swap.subject_of_second_verb"):  # its pattern: the verbs
@@ -151,10 +150,7 @@ def _second_verb_of_subject(root, obj) -> bool:
 
 
 def _agreeing_auxiliary(root, a, b):
-    """The auxiliary between the two arguments that a swap of a singular and a plural re-agrees
-    ("is" -> "are"), or refuse: a verb without one, a sentence longer than a caption of one verb
-    (12 tokens, no comma, no coordinated verb), or a plural without a plural's form (a tagger may
-    tag "broccoli" a plural)."""
+    """The auxiliary between the arguments that a swap of numbers re-agrees ("is" -> "are") in a caption."""
     doc = root.doc
     aux = next(
         (c for c in root.children if c.dep_ in ("aux", "auxpass") and c.lower_ in table("auxiliary_agreement")), None

@@ -1,6 +1,5 @@
-"""Temporal rules: an inverted relation (before <-> after, earlier <-> later, ahead of -> after); ``temporal_opening``
-and ``temporal_headline`` are the fallbacks. Each refuses what could make the inverted sentence contradict itself
-(registry ``temporal.*``; word lists in the lexicon). A shift within a day (late -> early Friday) is not made."""
+"""Temporal rules: a relation inverted (before <-> after, earlier <-> later, ahead of -> after), refused where the
+inverted sentence could contradict itself; ``temporal_opening`` and ``temporal_headline`` are the fallbacks."""
 
 from __future__ import annotations
 
@@ -69,8 +68,10 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
 
 
 def _negated_or_perfect(head) -> bool:
-    """ "had never met him before the hearing", "has not eaten after the surgery", "have spoken before this
-    meeting": under never, ever, not or a present perfect, before means "up to" (the occasion of speaking)."""
+    """ "had never met him before the hearing": under never, ever, not or a present perfect, before means "up to".
+    A relation that hangs on an object ("had never seen the accused before the trial") asks its verb."""
+    while head.dep_ in ("dobj", "pobj", "attr", "appos") and head.head is not head:
+        head = head.head
     kids = list(head.children)
     if any(c.dep_ == "neg" or c.lower_ in ("never", "ever") for c in kids):
         return True
@@ -99,10 +100,8 @@ def _order_refusal(doc, rel: Relation) -> str | None:
 
 
 def _leaves_main(doc, token) -> bool:
-    """A before's event that ends someone's presence (before she left the company, before it closed down), whose
-    leaver may be in the main event: a pronoun or a word of the main clause. Inverted, the main event would need one
-    who is gone (met him after he left the country); the main subject's own leaving is kept (locked the door after
-    leaving)."""
+    """A before's event that ends the presence of one the main event may need (met him before he left the country:
+    inverted, he is gone); the main subject's own leaving is kept (locked the door before leaving)."""
     events = [e for e in _events(token) if e.lemma_.lower() in words("temporal_presence_endings")]
     clause = {t.i for t in _phrase(token).subtree}
     main = {t.lemma_.lower() for t in doc if t.i not in clause and t.pos_ in ("NOUN", "PROPN")}
@@ -124,21 +123,21 @@ def _events(token) -> list:
 
 
 def _temporal_refusal(doc, rel: Relation) -> str | None:
-    token = rel.token
+    token, head = rel.token, rel.token.head
     if rel.sense in ("before", "after"):
         if (why := _before_after_refusal(doc, rel)) is not None:
             return why
-    elif _adverb_of_main_verb(token):
-        lemma = token.head.lemma_.lower()
+    elif token.dep_ == "advmod" and head.i == token.i + 1 and head.dep_ == "ROOT" and head.tag_ == "VBD":
+        lemma = head.lemma_.lower()  # right before the main verb: "Several states later passed similar bans"
         if (why := _date_refusal(doc, rel)) is not None:
             return why
         if lemma in words("causal_heads") | words("response_heads") | words("price_moves") | words("learning_verbs"):
             return "temporal.later_result"
-        if lemma in words("later_discourse_verbs") or any(c.dep_ == "expl" for c in token.head.children):
+        if lemma in words("later_discourse_verbs") or any(c.dep_ == "expl" for c in head.children):
             return "temporal.later_discourse"
     elif token.i + 1 >= len(doc) or doc[token.i + 1].lower_ != "than":
         return "temporal.without_than"
-    verb = token.head.i == rel.lead.i - 1 and token.head.lemma_ in words("phrasal_after_verbs")
+    verb = head.i == rel.lead.i - 1 and head.lemma_ in words("phrasal_after_verbs")
     if token.dep_ == "prt" or verb and rel.sense in ("before", "after"):
         return "temporal.phrasal_verb"
     prev = doc[rel.lead.i - 1] if rel.lead.i > 0 else None
@@ -149,23 +148,11 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
     return None
 
 
-def _adverb_of_main_verb(token) -> bool:
-    """ "Several states later passed similar bans": right before the main clause's past-tense verb."""
-    head = token.head
-    return token.dep_ == "advmod" and head.i == token.i + 1 and head.dep_ == "ROOT" and head.tag_ == "VBD"
-
-
 def _predicate(head) -> set[str]:
     """The main predicate's words: verb, the verb it completes, complements, object (stopped working, fell ill)."""
     said = [head, head.head] if head.dep_ in ("xcomp", "advcl") else [head]
     said += [c for c in head.children if c.dep_ in ("xcomp", "acomp", "oprd", "dobj", "attr")]
     return {t.lemma_.lower() for t in said} | {t.lower_ for t in said}
-
-
-def _market_move(head) -> bool:
-    """ "Stocks fell after the rate cut": a market's move, read as its response to what came before it."""
-    subject = next((c.lemma_.lower() for c in head.children if c.dep_ == "nsubj"), None)
-    return head.lemma_.lower() in words("market_moves") and subject in words("markets")
 
 
 def _agent_act(head, events) -> bool:
@@ -184,7 +171,7 @@ def _main_head(token):
 
 
 def _measure(doc, token):
-    """ "two days after ...": the duration that measures the gap, kept when the order turns; or None."""
+    """ "two days after ...": the duration of the gap, kept when the order turns; or None."""
     prev = doc[token.i - 1] if token.i > 0 else None
     if prev is None or prev.lower_ not in words("gap_units") or prev.dep_ != "npadvmod":
         return None
@@ -234,12 +221,12 @@ def _cause_refusal(doc, rel: Relation) -> str | None:
     named = any(c.dep_ == "pobj" and c.pos_ != "PRON" for c in token.children)  # After the film, ...
     if _measure(doc, rel.lead) is None and (rel.lead.i == 0 and not named or caused):
         return "temporal.after_clause"
-    if _market_move(head):  # a market moves on what comes before it (stocks fall after a rate cut)
+    market = next((c.lemma_.lower() for c in head.children if c.dep_ == "nsubj"), None) in words("markets")
+    if market and head.lemma_.lower() in words("market_moves"):  # a market moves on what came before (a rate cut)
         return "temporal.market_after_news"
     causes = words("cause_events") | words("causal_heads")
-    if head.lemma_.lower() in words("response_heads") | words("price_moves") or any(
-        {o.lemma_.lower(), o.lower_} & causes for o in _events(token)
-    ):
+    caused = any({o.lemma_.lower(), o.lower_} & causes for o in _events(token))
+    if head.lemma_.lower() in words("response_heads") | words("price_moves") or caused:
         return "temporal.result_after_cause"
     return None
 
@@ -266,16 +253,15 @@ def temporal(doc, ctx=None) -> Made:
         raise Refuse("temporal.several_relations" if found else "temporal.no_relation")
     single_clause(doc)
     rel = found[0]
-    why = _temporal_refusal(doc, rel)
-    if why is not None:
+    if (why := _temporal_refusal(doc, rel)) is not None:
         raise Refuse(why)
     name = rel.lead.lower_ if rel.lead.i == rel.token.i else f"{rel.lead.lower_}_{rel.token.lower_}"
     return Made(rebuild(doc, rel.edit), f"temporal:{name}")
 
 
 def temporal_opening(doc, ctx=None) -> Made:
-    """ "An hour later(,) the helicopter fired ..." -> "An hour earlier, ...": after an opening duration ("Earlier
-    Thursday, ..." is not taken: it reads as "previously", two of two readers on 2026-11-26)."""
+    """ "An hour later the helicopter fired ..." -> "An hour earlier ...": after an opening duration ("Earlier
+    Thursday" is not taken: it reads as "previously", two of two readers on 2026-11-26)."""
     found = [t for t in doc if t.lower_ in _time_words()]
     token = found[0] if len(found) == 1 and found[0].lower_ in ("earlier", "later") else None
     lead = doc[: token.i] if token is not None else []
@@ -290,8 +276,8 @@ def temporal_opening(doc, ctx=None) -> Made:
 
 @reads_title_case
 def temporal_headline(doc, ctx=None) -> Made:
-    """ "Officials Meet Ahead of March Deadline" -> "... After March Deadline": only a relation that says before is
-    inverted, so no result comes before its cause; a date that names the object's event is kept."""
+    """ "Officials Meet Ahead of March Deadline" -> "... After March Deadline": only a before is inverted, so no
+    result comes before its cause."""
     if not title_case(doc):
         raise Refuse("temporal.not_headline")
     marked = _time_words() | {"ahead", "prior", "following", "since", "until", "amid", "during", "as"}

@@ -1,21 +1,17 @@
-"""Last checks on a pair a rule made, from the second blind reading (docs/generated_suites.md#audit).
-
-They only refuse: a pair they veto is dropped, with no other rule tried in its place, and they
-read the anchor, its parse and the made sentence without drawing from the shared random state,
-so every pair they keep is the pair the rules made before them. ``paraphrase_veto`` refuses an
-anchor whose paraphrase adds or drops what the other says; all the anchor's pairs go with it.
-"""
+"""Last checks on a pair a rule made (docs/generated_suites.md#audit): they only refuse, and draw nothing
+from the random state, so every pair they keep is the pair the rules made."""
 
 from __future__ import annotations
 
 import functools
 import re
 
-from lemminflect import getAllLemmas, getInflection
+from lemminflect import getAllLemmas
 
 from pairbench.generated_suites.edits import Made, headline
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.rules_clause import verb_bases
 from pairbench.generated_suites.rules_lexical import number_value
 
 FINITE = {"VBZ", "VBD", "VBP"}
@@ -50,22 +46,16 @@ def _token_at(doc, offset: int):
 NOUN_MARKS = {"det", "amod", "compound", "poss", "nummod"}
 
 
-def _verb_form(word: str, tag: str) -> bool:
-    return any(getInflection(lemma, tag=tag)[:1] == (word,) for lemma in getAllLemmas(word).get("VERB", ()))
-
-
 def _coordinated_finite(doc, shared=()) -> bool:
-    """A verb coordinated with a finite one ("picks up and holds", a headline's "ambush police,
-    kill 7"): an edit covers one only. ``shared``: verbs the edit covers too. A plural noun after
-    "and" beside another ("fees and expenses") is a noun."""
+    """A verb coordinated with a finite one ("picks up and holds") that the edit (``shared``) misses."""
     for t in doc:
         if t.dep_ != "conj" or t.i == 0 or doc[t.i - 1].lower_ not in ("and", "or", ",") or t.i in shared:
             continue
-        if t.tag_ == "NNS" and (t.head.tag_ == "NNS" or t.head.tag_ == "NN" and not _verb_form(t.lower_, "VBZ")):
+        if t.tag_ == "NNS" and (t.head.tag_ == "NNS" or t.head.tag_ == "NN" and not verb_bases(t.lower_, "VBZ")):
             continue  # "a bikini top and jeans"; not "the guitar and sings"
         if t.tag_ in FINITE or (t.tag_ == "NNS" and not list(t.children)):  # "plays ... and sings"
             return True
-        if t.tag_ == "NNS" and _verb_form(t.lower_, "VBZ") and not any(c.dep_ in NOUN_MARKS for c in t.children):
+        if t.tag_ == "NNS" and verb_bases(t.lower_, "VBZ") and not any(c.dep_ in NOUN_MARKS for c in t.children):
             return True  # "opens a drawer and climbs inside", its verb tagged a plural noun
     return False
 
@@ -107,11 +97,9 @@ def _in_quotation(text: str, offset: int) -> bool:
 
 
 def _reports_a_claim(verb) -> bool:
-    """A verb of saying (``report_only``), or of thinking with a clause or to-infinitive ("believes that"):
-    may doubts the report. With an object only ("announced plans") the verb is the event, and may doubts it."""
-    return verb.lemma_.lower() in saying("report_only") or any(
-        c.dep_ in ("ccomp", "xcomp", "parataxis") for c in verb.children
-    )
+    """A verb of saying, or of thinking with a clause ("believes that"): may would doubt the report."""
+    clause = any(c.dep_ in ("ccomp", "xcomp", "parataxis") for c in verb.children)
+    return verb.lemma_.lower() in saying("report_only") or clause
 
 
 def _negation(doc, a, made):
@@ -134,11 +122,8 @@ def _entity_swap(doc, a, made):
     for t in doc:
         if t.lemma_.lower() in words("ditransitive_verbs") and t.pos_ == "VERB":
             return "check.swap_two_objects"
-        if (
-            t.dep_ in ("dobj", "attr", "acomp")
-            and t.lemma_.lower() in words("idiom_objects")
-            and t.head.pos_ in ("VERB", "AUX")
-        ):
+        idiom = t.dep_ in ("dobj", "attr", "acomp") and t.lemma_.lower() in words("idiom_objects")
+        if idiom and t.head.pos_ in ("VERB", "AUX"):
             return "check.swap_light_verb_idiom"
         if t.text.lower() in words("third_person_pronouns") and t.tag_ in ("PRP", "PRP$"):
             return "check.swap_pronoun"
@@ -159,9 +144,8 @@ def _near_miss(doc, a, made):
         return "check.near_miss_state_noun"
     if following is not None and following.pos_ == "NOUN" and new.lower() in words("adjective_countries"):
         return "check.near_miss_country_adjective"
-    if any(e.label_ == "PERSON" for e in doc.ents) or any(
-        t.dep_ == "nsubj" and t.tag_ == "NNP" and t.ent_type_ in ("", "PERSON") for t in doc
-    ):
+    named_subject = any(t.dep_ == "nsubj" and t.tag_ == "NNP" and t.ent_type_ in ("", "PERSON") for t in doc)
+    if any(e.label_ == "PERSON" for e in doc.ents) or named_subject:
         return "check.near_miss_person_nationality"
     before, places = doc[token.i - 1].text.lower() if token.i > 0 else "", words("places_with_article")
     if (new.lower() in places) != (old.lower() in places) and before != "the":
@@ -205,9 +189,7 @@ _THERE_BE = re.compile(r"(?i)\bthere(?=(?:'s|\s+(?:is|are|was|were|has been|have
 
 
 def _content(text: str) -> set[str]:
-    """The content words of ``text``, a possessive read as its noun (Taiwan's / Taiwan), a hedge as its
-    kind (may / might): no function word, no existential "there", no number word (the checks of
-    ``check.control_difference`` compare numbers and hedges first: six / 6, ten / 10 alike)."""
+    """The content words of ``text`` but numbers, a possessive as its noun, a hedge as its kind (may / might)."""
     hedges = table("control_hedges")
     found = {w.lower().strip("'").removesuffix("'s") for w in _WORD.findall(_THERE_BE.sub("", text))}
     found -= words("stop_words") | words("count_word_values")
@@ -215,9 +197,7 @@ def _content(text: str) -> set[str]:
 
 
 def _joined(found: set[str], text: str, other: set[str]) -> set[str]:
-    """``found`` (the content words of ``text``) with two words read as one where the other sentence's
-    content words ``other`` have them as one (sun glasses / sunglasses, shoot-out / shootout); a
-    split that is a misspelling is ``controls.detail_difference``'s (positive_control.split_word)."""
+    """``found`` with two words of ``text`` read as one where ``other`` has them as one (sun glasses / sunglasses)."""
     whole = {w.replace("-", "") for w in other}
     out = {w.replace("-", "") if w.replace("-", "") in whole else w for w in found}
     own = [w.lower() for w in re.findall(r"[^\W\d_][\w'-]*", text)]  # whole words: no "Espa" "a" of "España"
@@ -231,8 +211,7 @@ _WITH = re.compile(r"(?i)\bwith\b")
 
 
 def _with_read(found: set[str], text: str, other: str) -> set[str]:
-    """``found`` (the content words of ``text``) without a participle that says "with" (wearing) where
-    ``other`` has more "with"s than ``text``: a man with a hard hat / a man wearing a hard hat."""
+    """``found`` without a participle that says "with" (wearing) where ``other`` has more "with"s."""
     more = len(_WITH.findall(other)) > len(_WITH.findall(text))
     return found - words("with_participles") if more else found
 
@@ -259,8 +238,7 @@ _NUMBER_TWICE = re.compile(
 )
 
 
-# "a" before a word said with a vowel first ("a eagle", "A American flag"); not "a one", "a
-# European", "a ewe", nor a capital letter's name ("Type A insulin", "a EU official").
+# "a" before a vowel ("a eagle"); not "a one", "a European", "a ewe", nor a letter ("Type A insulin").
 _ARTICLE_CLASH = re.compile(r"(?:^A|\ba) (?![Oo]nc?e\b|[Ee][uw])[aeioAEIO][a-z]")
 
 
@@ -269,7 +247,6 @@ def lost_word(text: str) -> bool:
     return "  " in text.strip() or bool(re.search(r"\w \.(?:\s|$)", text))
 
 
-# More words than this and no final stop: text cut at a length ("... after bridging serious divisions am").
 CUT_WORDS = 20
 
 
@@ -290,8 +267,7 @@ def anchor_veto(text: str, doc=None) -> str | None:
 
 
 def _disagrees(doc) -> bool:
-    """A present-tense verb that disagrees with its noun subject ("Two dogs runs", "The man play"); not in a
-    headline, nor with a name, a coordinated or bare subject or a noun of either number (agreement_free_nouns)."""
+    """A present-tense verb that disagrees with its marked noun subject ("Two dogs runs", "The man play")."""
     root = next(t for t in doc if t.dep_ == "ROOT")
     verb = min([c for c in root.children if c.dep_ in ("aux", "auxpass")] + [root], key=lambda t: t.i)
     subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < verb.i), None)
@@ -303,15 +279,12 @@ def _disagrees(doc) -> bool:
     return marked and not free and (verb.tag_, subj.tag_) in {("VBZ", "NNS"), ("VBZ", "NNPS"), ("VBP", "NN")}
 
 
-# "A" before a plural that shows its number in every form (a typo in the source): every pair
-# would keep it ("A young men may be jumping").
+# "A" before a plural that shows its number in every form: a source's typo that every pair would keep.
 _A_PLURAL = re.compile(r"\b[Aa]n? (?:young |old |little )?(?:men|women|children|people)\b")
 
 
 _SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")
-# An interjection, a pronoun or a determiner that opens a sentence, capitalised after a lower-case
-# word: a missed full stop ("not well Alright just got in", "on your arms Your hands are"); one
-# before another capitalised word is part of a name ("of The New England Journal").
+# A sentence opener after a lower-case word: a missed full stop ("on your arms Your hands"); not a name's.
 _OPENERS = "Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol|The|This|These|It|We|They|He|She|You|Your|My|Our|Their"
 _RUN_IN = re.compile(rf"\b[a-z]+ (?:{_OPENERS})\b(?! [A-Z])")
 
@@ -323,22 +296,8 @@ def _speller():
     return SpellChecker()
 
 
-# British spellings the (American) word list knows in their American form: neighbour, trialling,
-# defence, centre, organise, organisation, analyse, catalogue.
-_BRITISH = (
-    (r"our", "or"),
-    (r"ll", "l"),
-    (r"ence", "ense"),
-    (r"tre(s?)$", r"ter\1"),
-    (r"is(e|es|ed|ing|ation|ations)$", r"iz\1"),
-    (r"ys(e|es|ed|ing)$", r"yz\1"),
-    (r"ogue$", "og"),
-)
-
-
 def compound(word: str, speller) -> bool:
-    """Two known words, a noun or adjective then a noun or verb, no stop word (smartphone; not eachother),
-    one edit from no known word (writting), no -ly (publically); ``is_oov`` can't tell: no vectors."""
+    """Two known words, a noun or adjective then a noun or verb (smartphone; not eachother, writting)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     if word.endswith("ly") or speller.known(speller.edit_distance_1(word)):
@@ -349,17 +308,14 @@ def compound(word: str, speller) -> bool:
 
 
 def misspelt(text: str) -> bool:
-    """A lower-case word that no English word list knows (pyspellchecker's, British spellings
-    read in their American form): a typo or a word cut off by the source ("The man slced through a
-    rope", "on hunger strik"). Capitalised words (names), words with digits, hyphens or apostrophes,
-    and all-lower-case sentences (whose names are lower-case too) are not checked."""
+    """A lower-case word no word list knows ("slced"); not in an all-lower-case sentence (its names too)."""
     if not re.search(r"[A-Z]", text):
         return False
     stripped = (w.strip(".,;:!?\"'()[]‘’“”") for w in text.split())
     words = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()]
     speller = _speller()
     for word in speller.unknown(words):
-        forms = {re.sub(pattern, into, word) for pattern, into in _BRITISH}
+        forms = {re.sub(pattern, into, word) for pattern, into in table("british_spellings").items()}
         if not any(form in speller for form in forms) and not compound(word, speller):
             return True
     return False
@@ -407,8 +363,7 @@ def paraphrase_veto(a: str, p: str) -> str | None:
 
 
 def _inflected_apart(only_a: set[str], only_p: set[str]) -> set[str]:
-    """The words of one side only (``only_a``, ``only_p``) but those that share a lemma with a word of
-    the other side: another form of a word is no word added or dropped (stands / standing, delay / delays)."""
+    """The words of one side only that share no lemma with a word of the other (stands / standing)."""
     lemmas = {w: {m.lower() for group in getAllLemmas(w).values() for m in group} | {w} for w in only_a | only_p}
     return {
         w
