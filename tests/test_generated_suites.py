@@ -102,6 +102,9 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return True  # "some food" -> "all the food": an object's some
     if category == "quantifier" and (gone, new) == (Counter({"a": 1, "few": 1}), Counter({"many": 1})):
         return True  # "a few guests" -> "many guests"
+    if category == "quantifier" and variant == "a_person_to_nobody":  # "A person is cutting" -> "Nobody is cutting"
+        people = (Counter({"a": 1, "person": 1}), Counter({"an": 1, "individual": 1}))
+        return new == Counter({"nobody": 1}) and gone in people
     if category == "quantifier" and variant.startswith("a_lot_to_") and new == Counter({variant[9:]: 1}):
         return gone in (
             Counter({"a": 1, "lot": 1, "of": 1}),
@@ -113,6 +116,15 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
     if category == "temporal" and variant == "headline":  # "Meet Ahead of Deadline" -> "Meet After Deadline"
         relations = ({"before": 1}, {"ahead": 1, "of": 1}, {"prior": 1, "to": 1})
         return new == Counter({"after": 1}) and any(gone == Counter(r) for r in relations)
+    if category == "numerical" and variant == "one_to_two":  # "one soldier" -> "two soldiers"
+        nouns = [w for w in gone if w != "one"], [w for w in new if w != "two"]
+        plural = len(nouns[0]) == len(nouns[1]) == 1 and nouns[1][0] in (
+            nouns[0][0] + "s",
+            nouns[0][0] + "es",
+            nouns[0][0][:-1] + "ies",
+            "people",
+        )
+        return gone["one"] == new["two"] == 1 and sum(gone.values()) == sum(new.values()) == 2 and plural
     if category == "numerical" and not gone and new == Counter({"tens": 1, "of": 1}):
         return "thousands" in tb  # "thousands" -> "tens of thousands"
     if category in ("numerical", "temporal", "quantifier"):

@@ -1,8 +1,5 @@
-"""The audit of a generated suite: a seeded sample per rule for a person to grade, and the graded
-file read back into precision per rule and per category with Wilson 95% intervals; rules whose
-``precision_low`` is under ``min_precision`` leave the suite (refused with reason ``audit``).
-See docs/generated_suites.md, "Audit".
-"""
+"""The audit of a generated suite: a seeded sample per rule to grade, read back into precision per
+rule and category (Wilson 95%); rules under ``min_precision`` leave the suite. See docs/generated_suites.md."""
 
 from __future__ import annotations
 
@@ -34,12 +31,8 @@ def audit_settings(block: dict | None) -> dict:
 
 
 def audit_sample(rows, per_rule: int, seed: int, fallback_rules=frozenset()) -> list[tuple]:
-    """``per_rule`` suite rows of every rule (all where fewer; rows as the suite writes them:
-    pair_id, category, sentence1, sentence2, anchor, rule), then every row shuffled; seeded.
-
-    The main rules share one random stream; each fallback rule (generate.FALLBACKS) draws from its
-    own, seeded by its name, and its rows go in at seeded places: adding a fallback rule changes
-    neither the main rules' sample nor its order, nor another fallback rule's pairs."""
+    """``per_rule`` suite rows of every rule (all where fewer), shuffled; seeded. Each fallback rule
+    draws from its own stream, seeded by its name, so adding one changes no other rule's sample."""
     rng = np.random.default_rng(seed + _SEED_OFFSET)
     by_rule = defaultdict(list)
     for row in rows:
@@ -61,9 +54,7 @@ def write_audit_sample(sample, path: str | os.PathLike) -> Path:
 
 
 def _graded_rows(path: Path) -> list[tuple[int, dict]]:
-    """(line number, row) of a graded file: TSV as the sample is written, or CSV (a spreadsheet's
-    export, quoted where a sentence holds a comma; ';'-separated as some locales export it); a UTF-8
-    byte-order mark is accepted."""
+    """(line number, row) of a graded file: TSV as the sample is written, or a spreadsheet's CSV."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             header = handle.readline()
@@ -79,22 +70,14 @@ def _graded_rows(path: Path) -> list[tuple[int, dict]]:
                 raise PairbenchError(
                     f"{path}: no column(s) {missing}; grade the suite's audit sample (columns {', '.join(SAMPLE_COLUMNS)})"
                 )
-            rows = [(reader.line_num, row) for row in reader]
+            return [(reader.line_num, row) for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise PairbenchError(f"{path}: cannot read the graded audit file ({err}); check `audit.graded`") from None
-    return rows
-
-
-def _not_in_sample(row: dict, suite_row) -> bool:
-    return suite_row is None or any(
-        row.get(col) not in (None, want) for col, want in (("sentence1", suite_row[2]), ("sentence2", suite_row[3]))
-    )
 
 
 def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
-    """(category, rule, valid) of every graded row; one-line error naming the file when it is not
-    this suite's sample (unknown or missing pair ids, other sentences: another seed or suite), a
-    pair is graded twice (both lines named) or a ``valid`` is not yes/no."""
+    """(category, rule, valid) of every graded row; a one-line error when the file is not this
+    suite's sample, grades a pair twice or has a ``valid`` other than yes/no."""
     path = Path(path)
     expected = {r[0]: r for r in sample}
     out, seen = [], {}
@@ -106,7 +89,7 @@ def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample")
                 "keep one of the two rows"
             )
         suite_row = expected.get(pid)
-        if _not_in_sample(row, suite_row):
+        if suite_row is None or any(row.get(f"sentence{k}") not in (None, suite_row[k + 1]) for k in (1, 2)):
             raise PairbenchError(
                 f"{path}, line {line}: pair {pid!r} is not in this suite's audit sample (another suite, seed or sample "
                 f"size?); grade {sample_path} as this run writes it, or unset `audit.graded`"
@@ -146,8 +129,7 @@ def precision_table(graded, key: int) -> dict[str, dict]:
 
 
 def run_audit(generated, settings, name: str, sample_path) -> dict:
-    """Write the sample; with ``audit.graded``, read it back, drop rules under ``min_precision``
-    from ``generated`` (refused with reason ``audit``) and return the card's audit section."""
+    """Write the sample; with ``audit.graded``, drop rules under ``min_precision``; the card's audit section."""
     audit = audit_settings(settings.audit)
     sample = audit_sample(generated.rows, audit["sample_per_rule"], settings.seed, generated.fallback_rules)
     write_audit_sample(sample, sample_path)
@@ -180,8 +162,7 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
 
 
 def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
-    """Stop when ``min_precision`` leaves the suite without positive controls or without an
-    adversarial pair: naming the rules it drops, with their precision_low, and the key to change."""
+    """Stop when ``min_precision`` leaves the suite without positive controls or adversarial pairs."""
     from pairbench.study.suite import ADVERSARIAL_CATEGORIES, POSITIVE_CONTROL
 
     key = f"`generated_suites.{name}.audit.min_precision`"

@@ -125,7 +125,6 @@ def audit_markdown(audit: dict) -> list[str]:
 
 
 def _table(columns, rows) -> list[str]:
-    """A Markdown table: its header, its rule and one line per row."""
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
 

@@ -69,7 +69,8 @@ def _negation(a, b, variant) -> bool:
     if variant == "do_support_coordinated":
         bases, verbs, ors = _coordinated_bases(a, b)
         return ors >= 1 and verbs <= ors and _negation(bases, b, "do_support")
-    if variant in ("insert_not", "do_support", "caption_not", "caption_do_support") and "any" not in a:
+    do_support = ("do_support", "caption_do_support", "headline_do_support")
+    if variant in ("insert_not", "caption_not", *do_support) and "any" not in a:
         b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
     ops = _ops(a, b)
     if variant in ("insert_not", "caption_not", "headline_plan"):
@@ -77,7 +78,7 @@ def _negation(a, b, variant) -> bool:
     if variant == "remove_not":
         contracted = [[("replace", [host, "n't"], [full])] for host, full in table("contracted_hosts").items()]
         return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])], *contracted)  # "won't" -> "will"
-    old, new = (a, b) if variant in ("do_support", "caption_do_support") else (b, a)
+    old, new = (a, b) if variant in do_support else (b, a)
     return any(
         do in ("do", "does", "did") and neg in ("not", "n't") and base in _lemmas(verb)
         for verb, (do, neg, base) in _one_word_widened(old, new, 3)
@@ -131,7 +132,7 @@ def _hedged_negation(a, b) -> bool:
 
 
 def _quantifier(x: str, y: str) -> bool:
-    kinds = ("plural", "singular", "mass", "partitive", "pronoun", "object")
+    kinds = ("plural", "singular", "mass", "partitive", "pronoun", "object", "bare", "with")
     return any(table(f"quantifiers_{k}").get(x) == y for k in kinds)
 
 
@@ -145,17 +146,24 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return _negation(ta, tb, variant)
     if category == "hedging":
         return _hedging(ta, tb, variant)
-    if category == "numerical" and variant == "small_step":
-        return _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x))) or any(
+    if category == "numerical" and variant == "small_step":  # "one-year" -> "two-year": a noun's measure
+        return _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x), x == "one" and "two")) or any(
             new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3)
         )  # "thousands" -> "tens of thousands"
+    if category == "numerical" and variant == "one_to_two":  # "one soldier" -> "two soldiers"
+        changed = [(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else []
+        plural = len(changed) == 2 and (
+            changed[1][0] in _lemmas(changed[1][1]) - {changed[1][1]} or changed[1] == ("person", "people")
+        )
+        return plural and changed[0] == ("one", "two")
     if category == "numerical":
         return _one_replace(
             ta, tb, lambda x, y: number_value(x) not in (None, 0) and number_value(y) == number_value(x) * 10
         )
     if category == "temporal":  # one word, or a relation of PHRASES ("ahead of" -> "after")
         phrases = [[("replace", phrase.split(), [into])] for phrase, into in table("temporal_phrases").items()]
-        return _one_replace(ta, tb, lambda x, y: table("temporal_relations").get(x) == y) or _ops(ta, tb) in phrases
+        inverse = table("temporal_relations") | table("temporal_sequence_adverbs")  # then -> earlier
+        return _one_replace(ta, tb, lambda x, y: inverse.get(x) == y) or _ops(ta, tb) in phrases
     if category == "quantifier" and variant == "positional":
         return _one_replace(ta, tb, lambda x, y: table("quantifiers_positional").get(x) == y)
     if category == "quantifier":  # "all the bombers" -> "some of the bombers" opens a partitive
@@ -164,6 +172,7 @@ def check_pair(rule: str, a: str, b: str) -> bool:
             [("replace", ["some"], ["all", "the"])],  # "some food" -> "all the food"
             [("replace", ["a", "few"], ["many"])],  # "a few guests" -> "many guests"
             [("replace", ["no", "one"], ["everyone"])],  # "No one answered" -> "Everyone answered"
+            *([("replace", p.split(), [x])] for p, x in table("quantifiers_indefinite").items()),  # "a person"
             *([("replace", p.split(), [x])] for p in words("amount_phrases") for x in ("few", "little")),
         )  # "a lot of people" -> "few people", "lots of water" -> "little water"
     if category == "entity_swap" and variant.endswith("_agreement"):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from pathlib import Path
 
 from pairbench.core.config import key_error, require_key, settings_from_block
 from pairbench.core.plan import BaseModel, StagePlan
@@ -43,12 +45,8 @@ class SuiteSettings:
 
 
 def contradictions(block: dict, name: str = "<name>") -> list[tuple[str, str]]:
-    """(key, what is wrong and what to do) for settings of one block (suite ``name``) that contradict
-    each other; a key inside a nested block is dotted (``audit.min_precision``).
-
-    Read from the block as written (before defaults): checked when the workflow loads, with every
-    other problem, so that no job starts on settings that cannot work.
-    """
+    """(dotted key, what is wrong and what to do) for settings of one block as written that contradict
+    each other: checked when the workflow loads, so that no job starts on settings that cannot work."""
     out, min_score, score_max = [], block.get("min_score"), block.get("score_max")
     if isinstance(min_score, (int, float)) and not isinstance(min_score, bool):
         if score_max is None:
@@ -60,7 +58,7 @@ def contradictions(block: dict, name: str = "<name>") -> list[tuple[str, str]]:
     out += _control_contradictions(block)
     audit = block.get("audit")
     if isinstance(audit, dict) and audit.get("min_precision") is not None and not audit.get("graded"):
-        sample = suite_path(name).replace(".tsv", ".audit-sample.tsv")
+        sample = audit_sample_path(suite_path(name))
         why = f"is set but audit.graded is not, so no rule could be dropped; grade {sample} (`valid` yes/no)"
         why += " and set audit.graded to the graded copy's path, or remove min_precision"
         out.append(("audit.min_precision", f"{audit['min_precision']} {why}"))
@@ -94,12 +92,14 @@ def suite_path(name: str) -> str:
     return f"results/suites/{name}.tsv"
 
 
-def plan(config: dict, config_files=()) -> StagePlan:
-    """The stage's plan from the validated config: one entry per suite, its spaCy parser as a base
-    model, the suite it hands to the study and its card and report page.
+def audit_sample_path(suite: str | os.PathLike) -> Path:
+    """``results/suites/{name}.audit-sample.tsv`` beside the suite ``results/suites/{name}.tsv``."""
+    return Path(suite).with_suffix(".audit-sample.tsv")
 
-    A suite's ``data`` must name a ``datasets:`` key, its name must not be one of ``suites:``.
-    """
+
+def plan(config: dict, config_files=()) -> StagePlan:
+    """The stage's plan: per suite its spaCy parser (a base model), the suite it hands to the study,
+    its card and report page. ``data`` must name a ``datasets:`` key and the name be no ``suites:`` key."""
     blocks = {name: dict(block) for name, block in (config.get("generated_suites") or {}).items()}
     for name, block in blocks.items():
         require_key(config_files, ["generated_suites", name, "data"], block["data"], config["datasets"], "datasets")

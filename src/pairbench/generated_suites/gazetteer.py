@@ -1,7 +1,4 @@
-"""Fine types near_miss can check: countries, US states, cities and nationalities as written in
-English news (spaCy's GPE and NORP labels do not tell a country from a city or a party from a
-nation), organisations by kind and names of one thing. The lists are lexicon files
-(``lexicon/countries.yaml``, ``organisations.yaml``, ``aliases.yaml``, ...)."""
+"""Fine types near_miss can check (spaCy's GPE, NORP and ORG do not tell them apart), from lexicon files."""
 
 from __future__ import annotations
 
@@ -9,8 +6,7 @@ from pairbench.generated_suites.lexicon import table, words
 
 
 def kind_of(text: str, label: str) -> str | None:
-    """The one fine type of a GPE or NORP entity (``lexicon/fine_types.yaml``: each type a lexicon
-    list) whose list holds ``text``, or None (none or several)."""
+    """The one fine type (``lexicon/fine_types.yaml``) of a GPE or NORP entity, or None (none or several)."""
     found = [kind for kind, name in table("fine_types")[label].items() if text in words(name)]
     return found[0] if len(found) == 1 else None
 

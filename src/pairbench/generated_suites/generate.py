@@ -6,6 +6,7 @@ import logging
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from pairbench.core.io import atomic_write_text
 from pairbench.generated_suites.anchors import read_pairs, select_anchors
 from pairbench.generated_suites.audit import run_audit
 from pairbench.generated_suites.check import check_pair, control_difference
-from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings
+from pairbench.generated_suites.config import GENERATED_CATEGORIES, RULE_CATEGORIES, SuiteSettings, audit_sample_path
 from pairbench.generated_suites.controls import detail_difference, other_paraphrase_veto
 from pairbench.generated_suites.edits import Made, Refuse, title_case
 from pairbench.generated_suites.lexicon import words
@@ -26,10 +27,10 @@ from pairbench.generated_suites.rules_fallback import near_miss_attribute
 from pairbench.generated_suites.rules_hedging import hedging
 from pairbench.generated_suites.rules_lexical import numerical
 from pairbench.generated_suites.rules_near_miss import entity_inventory, near_miss
-from pairbench.generated_suites.rules_quantifier import quantifier, quantifier_positional
-from pairbench.generated_suites.rules_step import numerical_step
+from pairbench.generated_suites.rules_quantifier import quantifier, quantifier_caption, quantifier_positional
+from pairbench.generated_suites.rules_step import numerical_one, numerical_step
 from pairbench.generated_suites.rules_structure import entity_swap
-from pairbench.generated_suites.rules_temporal import temporal, temporal_headline, temporal_opening
+from pairbench.generated_suites.rules_temporal import temporal, temporal_headline, temporal_opening, temporal_sequence
 from pairbench.generated_suites.source import keep_language, named_as_given
 from pairbench.generated_suites.vetoes import anchor_veto, pair_veto, paraphrase_veto
 
@@ -50,10 +51,10 @@ FALLBACKS = {
     "negation": (negation_caption,),
     "entity_swap": (entity_swap_caption,),
     "hedging": (hedging_caption,),
-    "numerical": (numerical_step,),
-    "quantifier": (quantifier_positional,),
+    "numerical": (numerical_step, numerical_one),
+    "quantifier": (quantifier_positional, quantifier_caption),
     "near_miss": (near_miss_attribute,),
-    "temporal": (temporal_opening, temporal_headline),
+    "temporal": (temporal_opening, temporal_headline, temporal_sequence),
 }
 SUITE_COLUMNS = ("pair_id", "category", "sentence1", "sentence2", "anchor", "rule")
 
@@ -74,7 +75,6 @@ class Generated:
     fallback_rules: set = field(default_factory=set)  # rules that made a pair as a fallback
 
     def refuse(self, category: str, rid: str) -> None:
-        """Count a refusal of ``category`` by its registry id."""
         self.refusals.setdefault(category, Counter())[rid] += 1
 
 
@@ -88,8 +88,7 @@ def load_parser(folder: str | os.PathLike):
 
 
 def apply_rule(category: str, doc, ctx: Context, rule=None):
-    """(text, rule) of the changed sentence, or raise Refuse: the rule (the category's main rule
-    unless given) and then its own check (an unchanged sentence fails it: ``check.token_diff``)."""
+    """The ``Made`` of ``rule`` (the category's main rule unless given) that passes its check, or raise Refuse."""
     rule = rule or RULES[category]
     if title_case(doc) and not getattr(rule, "reads_title_case", False):
         raise Refuse("anchor.title_case")
@@ -100,8 +99,7 @@ def apply_rule(category: str, doc, ctx: Context, rule=None):
 
 
 def apply_rules(category: str, doc, ctx: Context, out: Generated):
-    """The main rule's pair, else the first fallback's (recorded in ``out.fallback_rules``); when
-    all refuse, raise the main rule's refusal."""
+    """The main rule's pair, else the first fallback's; when all refuse, raise the main rule's refusal."""
     try:
         return apply_rule(category, doc, ctx)
     except Refuse as why:
@@ -117,8 +115,7 @@ def apply_rules(category: str, doc, ctx: Context, out: Generated):
 
 
 def control_refusal(a: str, p: str) -> str | None:
-    """Why the source pair (A, P) may not be an anchor's positive control, or None: the two
-    differ in a number, a negation, a quantifier, a hedge or a name, or read as no paraphrase."""
+    """Why the source pair (A, P) may not be an anchor's positive control, or None."""
     return control_difference(a, p) or paraphrase_veto(a, p)
 
 
@@ -130,8 +127,7 @@ def negative_refusal(other: str, own: tuple[str, ...], nlp) -> str | None:
 
 
 def _without_control(anchors, docs, nlp, controls, out: Generated) -> set[int]:
-    """The anchors whose (A, P) is no positive control, each refusal counted by id: the
-    word checks first, then, for the pairs they pass, the checks on both parses."""
+    """The anchors whose (A, P) is no positive control (word checks, then checks of both parses)."""
     outside = "positive_control.under_control_min_score"  # (A, P) scored under control_min_score
     whys = {
         i: outside if controls is not None and pair not in controls else control_refusal(*pair)
@@ -148,11 +144,8 @@ def _without_control(anchors, docs, nlp, controls, out: Generated) -> set[int]:
 def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) -> Generated:
     """Every pair of the suite, in anchor order then category order; refusals counted by registry id.
 
-    An anchor whose (A, P) is no paraphrase (``control_refusal``) gets no positive control
-    (counted under positive_control) and keeps its other pairs: each of them is a valid change of
-    its anchor, read by the tables that compare categories; the anchored statistics, which judge a
-    change against the anchor's paraphrase, skip it. ``controls`` (the pairs scored at least
-    ``control_min_score``; None: every anchor) limits which (A, P) may be controls."""
+    An anchor whose (A, P) is no paraphrase gets no positive control but keeps its other pairs.
+    ``controls`` (the pairs scored at least ``control_min_score``; None: all) limits the controls."""
     out = Generated(n_anchors=len(anchors))
     docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
     no_control = _without_control(anchors, docs, nlp, controls, out)
@@ -184,9 +177,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
             continue
         if settings.wants("positive_control") and i not in no_control:
             add(anchor_id, "positive_control", a, p, "positive_control:paraphrase")
-        for category in RULE_CATEGORIES:
-            if not settings.wants(category):
-                continue
+        for category in filter(settings.wants, RULE_CATEGORIES):
             try:
                 made = apply_rules(category, doc, ctx, out)
             except Refuse as why:
@@ -215,22 +206,19 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
     return out
 
 
-_INVENTORIES: dict[int, tuple] = {}
+@cache
+def _example_inventory(nlp) -> dict:
+    return entity_inventory(list(nlp.pipe(sorted(words("example_inventory")))))
 
 
 def example_context(nlp) -> Context:
-    """The fixed Context of the rule examples (registry, tests): the entities of the sentences of
-    ``lexicon/example_inventory.yaml``, a fresh seed 0."""
-    if _INVENTORIES.get(id(nlp), (None,))[0] is not nlp:
-        _INVENTORIES[id(nlp)] = (nlp, entity_inventory(list(nlp.pipe(sorted(words("example_inventory"))))))
-    return Context(_INVENTORIES[id(nlp)][1], np.random.default_rng(0))
+    """The Context of the rule examples: the entities of ``lexicon/example_inventory.yaml``, seed 0."""
+    return Context(_example_inventory(nlp), np.random.default_rng(0))
 
 
 def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None):
     """The per-anchor path of ``generate`` for one category: a ``Made`` or the refusal id.
-
-    ``paraphrase`` is the anchor's paraphrase (a positive control: the control checks of
-    (anchor, paraphrase)); for a negative control it is the other anchor's paraphrase."""
+    ``paraphrase``: the anchor's own (positive control) or another anchor's (negative control)."""
     doc = nlp(anchor)
     if category == "positive_control":
         why = control_refusal(anchor, paraphrase) or detail_difference(doc, nlp(paraphrase)) or anchor_veto(anchor, doc)
@@ -257,30 +245,21 @@ def write_suite(generated: Generated, path: str | os.PathLike) -> Path:
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def audit_sample_path(suite_path) -> Path:
-    """``results/suites/{name}.audit-sample.tsv`` beside ``results/suites/{name}.tsv``."""
-    return Path(suite_path).with_suffix(".audit-sample.tsv")
-
-
 def build_suite(name: str, data_dir, parser_dir, settings: SuiteSettings, suite_path):
-    """Read, generate, audit, write and validate a suite; return (Generated, nlp).
-
-    The audit sample is drawn from every pair made; rules a graded audit drops under
-    ``audit.min_precision`` leave the suite before it is written."""
+    """Read, generate, audit, write and validate a suite; return (Generated, nlp)."""
     from pairbench.study.suite import load_suite
 
     nlp = load_parser(parser_dir)
+    controls = None
     with named_as_given(data_dir):
         pairs = read_pairs(data_dir, settings.split, min_score=settings.min_score, score_max=settings.score_max)
+        if settings.control_min_score is not None:
+            kw = {"min_score": settings.control_min_score, "score_max": settings.score_max}
+            controls = set(read_pairs(data_dir, settings.split, **kw, allow_none=True))
     where = f"generated suite {name!r} ({data_dir}, split(s) {', '.join(settings.split)})"
     pairs, language = keep_language(pairs, nlp.lang, where)
     anchors = select_anchors(pairs, max_anchors=settings.max_anchors, seed=settings.seed)
     log.info("%s: %d pairs kept, %d anchors", name, len(pairs), len(anchors))
-    controls = None
-    if settings.control_min_score is not None:
-        kw = {"min_score": settings.control_min_score, "score_max": settings.score_max}
-        with named_as_given(data_dir):
-            controls = set(read_pairs(data_dir, settings.split, **kw, allow_none=True))
     generated = generate(name, anchors, nlp, settings, controls)
     generated.source_language = language
     generated.audit = run_audit(generated, settings, name, audit_sample_path(suite_path))

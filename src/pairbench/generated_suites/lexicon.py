@@ -1,8 +1,5 @@
-"""Word lists of the generated suites, one data file per list (``lexicon/<name>.yaml``).
-
-A file is ``{description: ..., words: [...]}`` (a list) or ``{description: ..., table: {key: value}}``
-(a mapping). Each list is kept once in the project; a module that needs a variant derives it
-where it uses it. Files are read on first use and cached: nothing is read at import."""
+"""Word lists of the generated suites, one file per list: ``lexicon/<name>.yaml`` is
+``{description: ..., words: [...]}`` or ``{description: ..., table: {key: value}}``, read on first use."""
 
 from __future__ import annotations
 
@@ -63,11 +60,9 @@ def table(name: str) -> MappingProxyType:
 
 @cache
 def saying(use: str) -> frozenset[str]:
-    """The verbs of saying (``verbs_of_saying``, one list) that ``use`` reads: claim, hedge,
-    report_only, ... (each verb's uses are in the file)."""
+    """The verbs of saying (``verbs_of_saying``) with use ``use``: claim, hedge, report_only, ..."""
     return frozenset(verb for verb, uses in table("verbs_of_saying").items() if use in uses)
 
 
 def names() -> list[str]:
-    """Every lexicon list, by file name."""
     return sorted(p.stem for p in FOLDER.glob("*.yaml"))

@@ -1,21 +1,16 @@
-"""spaCy ``Matcher`` / ``DependencyMatcher`` patterns of the registry, matched by rule or check id.
-
-Patterns come from a record's ``pattern`` / ``dep_pattern`` (registry YAML). One Matcher per vocab
-holds every token pattern and matches a doc once; each id's DependencyMatcher runs on a doc only
-when a rule asks for that id. Matchers are built on first use and cached."""
+"""The registry's ``pattern`` / ``dep_pattern`` records matched by id: one Matcher per vocab matches a
+doc once; each id's DependencyMatcher runs only when a rule asks for it."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from pairbench.generated_suites.registry import RegistryError, records
 
-_MATCHERS: dict[tuple, tuple] = {}
 
-
+@cache
 def _matcher(vocab, rid: str | None = None):
     """``vocab``'s Matcher of every token pattern (``rid`` None), or id ``rid``'s DependencyMatcher."""
-    built = _MATCHERS.get((id(vocab), rid))
-    if built is not None and built[0] is vocab:
-        return built[1]
     from spacy.matcher import DependencyMatcher, Matcher
 
     matcher = Matcher(vocab, validate=True) if rid is None else DependencyMatcher(vocab, validate=True)
@@ -24,7 +19,6 @@ def _matcher(vocab, rid: str | None = None):
             matcher.add(key, record.pattern)
         elif key == rid:
             matcher.add(key, record.dep_pattern)
-    _MATCHERS[(id(vocab), rid)] = (vocab, matcher)
     return matcher
 
 

@@ -1,12 +1,6 @@
-"""The registry of the generated suites' rules and refusals, kept as data (``registry/<area>.yaml``).
-
-Each record has a stable dotted id (``<area>.<snake_case>``), its kind (``rule`` or
-``refusal``), its category (a generated category, or ``any`` for the shared areas ``anchor``
-and ``check``), a one-line reason, examples that must pass (``keep``) and, for a refusal,
-anchors it must refuse (``refuse``), and optionally spaCy ``Matcher`` / ``DependencyMatcher``
-patterns. Files are read and validated on first use; a bad file raises ``RegistryError``
-naming the file and the id. ``python -m pairbench.generated_suites.registry --markdown``
-writes ``docs/generated_rules.md`` from it."""
+"""The registry of the generated suites' rules and refusals, kept as data (``registry/<area>.yaml``):
+each record's stable dotted id, kind, category, one-line reason, examples and optional spaCy patterns.
+``python -m pairbench.generated_suites.registry --markdown`` writes ``docs/generated_rules.md`` from it."""
 
 from __future__ import annotations
 
@@ -37,10 +31,8 @@ class RegistryError(PairbenchError):
 
 @dataclass(frozen=True)
 class Example:
-    """An anchor to try (``category``: the record's unless given); ``pair``: the sentence the rule
-    must make; ``paraphrase``: the anchor's paraphrase (positive controls); ``fallback``: the
-    fallback rule (a function of ``generate.FALLBACKS``) whose own refusal it shows, tried alone
-    (the main rule's refusal is the one counted)."""
+    """An anchor to try; ``pair``: the sentence the rule must make; ``fallback``: the fallback rule
+    (of ``generate.FALLBACKS``) whose own refusal it shows, tried alone."""
 
     anchor: str
     category: str
@@ -82,27 +74,17 @@ def _example(raw, default: str, where: str, key: str) -> Example:
 
 def _check_patterns(record: dict, where: str) -> None:
     """Patterns are lists of token-dict lists that spaCy's Matcher accepts (validate=True)."""
-    if record.get("pattern") is None and record.get("dep_pattern") is None:
-        return
     from spacy.matcher import DependencyMatcher, Matcher
-
-    vocab = _blank_vocab()
-    try:
-        if record.get("pattern") is not None:
-            Matcher(vocab, validate=True).add(record["id"], record["pattern"])
-        if record.get("dep_pattern") is not None:
-            DependencyMatcher(vocab, validate=True).add(record["id"], record["dep_pattern"])
-    except (ValueError, TypeError, KeyError) as err:
-        first = str(err).strip().splitlines()[0]
-        raise RegistryError(f"{where}: spaCy refuses its pattern ({first}); fix the pattern") from None
-
-
-@lru_cache(maxsize=1)
-def _blank_vocab():
-    """An empty vocab to validate patterns against (made once)."""
     from spacy.vocab import Vocab
 
-    return Vocab()
+    for key, matcher in (("pattern", Matcher), ("dep_pattern", DependencyMatcher)):
+        if record.get(key) is None:
+            continue
+        try:
+            matcher(Vocab(), validate=True).add(record["id"], record[key])
+        except (ValueError, TypeError, KeyError) as err:
+            first = str(err).strip().splitlines()[0]
+            raise RegistryError(f"{where}: spaCy refuses its pattern ({first}); fix the pattern") from None
 
 
 def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
@@ -138,8 +120,7 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
 
 
 def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
-    """Every record of the registry files in ``folder``, by id, validated (``strict=False``: a
-    record may lack its examples, for bench/registry_examples.py to find them)."""
+    """Every record of ``folder``'s files by id, validated (``strict=False``: examples may be missing)."""
     out: dict[str, Record] = {}
     for path in sorted(Path(folder).glob("*.yaml")):
         area = path.stem.split(".")[0]  # <area>.yaml, or <area>.<part>.yaml for records kept beside one module
@@ -161,8 +142,7 @@ def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
 
 @lru_cache(maxsize=1)
 def records() -> dict[str, Record]:
-    """The package's registry (read and validated on first use; that every record has its
-    examples is the registry test's check, not a reason to stop a run)."""
+    """The package's registry (that every record has its examples is the registry test's check)."""
     return load(FOLDER, strict=False)
 
 

@@ -3,8 +3,10 @@ walking down the stairs."), which have no finite verb for the clause rules."""
 
 from __future__ import annotations
 
-from pairbench.generated_suites.edits import Made, Refuse, rebuild
-from pairbench.generated_suites.lexicon import words
+from lemminflect import getAllLemmas
+
+from pairbench.generated_suites.edits import Made, Refuse, _noun_phrase_head, headline, rebuild
+from pairbench.generated_suites.lexicon import saying, words
 from pairbench.generated_suites.rules_clause import some_to_any, verb_bases
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
@@ -12,8 +14,11 @@ from pairbench.generated_suites.rules_structure import argument, phrase, plural
 _SUBJECT_TAGS = {"DT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "VBN", "HYPH", "PRP$", "POS", "CC"}
 
 
-def _caption_parts(doc):
-    """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse."""
+def _caption_parts(doc, wide=False):
+    """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse. ``wide`` (negation's): the
+    noun phrase may hold a prepositional phrase before the participle of its head ("A group of people sitting",
+    "A man on a motorcycle performing": the parse hangs the participle on the head noun) or open with a
+    capitalised common noun the tagger read as a name ("Group of horses grazing")."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if len(roots) != 1 or doc.text.rstrip().endswith(("?", "!")):
         raise Refuse("negation.caption_not_one_sentence")
@@ -22,24 +27,44 @@ def _caption_parts(doc):
         participle = root  # "A passenger train waiting in a station."
         if not any(c.dep_ == "nsubj" for c in root.children):
             raise Refuse("negation.caption_without_subject")
-    elif root.tag_ in ("NN", "NNS"):
+    elif root.tag_ in ("NN", "NNS") or wide and root.i == 0 and root.tag_ == "NNP" and _common_noun(root):
         participle = next((c for c in root.children if c.dep_ == "acl" and c.tag_ == "VBG"), None)
-        if participle is None or participle.i != root.i + 1:
+        if participle is None or participle.i != root.i + 1 and not (wide and _phrase_between(root, participle)):
             raise Refuse("negation.caption_without_participle")
     else:
         raise Refuse("negation.not_a_caption")
     subject = doc[: participle.i]
-    if not subject or subject[-1].tag_ not in ("NN", "NNS") or any(t.tag_ not in _SUBJECT_TAGS for t in subject):
+    tags = _SUBJECT_TAGS | ({"IN"} if wide else set())
+    last = ("NN", "NNS", "NNP") if root.tag_ == "NNP" else ("NN", "NNS")  # "Group of horses": its pobj is last
+    if not subject or subject[-1].tag_ not in last or any(t.tag_ not in tags for t in subject):
         raise Refuse("negation.caption_subject")
+    if any(t.tag_ == "IN" and not (t.dep_ == "prep" and t.head.i < t.i) for t in subject):
+        raise Refuse("negation.caption_subject")  # a preposition that opens no phrase of the noun before it
     return subject, participle
+
+
+def _common_noun(token) -> bool:
+    """A capitalised first word that is a common noun ("Group of horses"), not a name."""
+    return token.text[:1].isupper() and token.text[1:].islower() and "NOUN" in getAllLemmas(token.lower_)
+
+
+def _phrase_between(head, participle) -> bool:
+    """Only the head noun's prepositional phrases between it and its participle ("group of people sitting")."""
+    between = range(head.i + 1, participle.i)
+    phrases = [c for c in head.children if c.dep_ == "prep" and c.i in between]
+    if any(t.dep_ in ("nmod", "appos", "npadvmod") for t in participle.doc[head.i : participle.i]):
+        return False  # "a group of people white water rafting": no plain noun phrase
+    last = participle.doc[participle.i - 1]
+    ends = last.dep_ == "pobj" or last.dep_ == "conj" and last.head.dep_ == "pobj"  # not "people white water"
+    return bool(phrases) and ends and {t.i for p in phrases for t in p.subtree} == set(between)
 
 
 def negation_caption(doc, ctx=None) -> Made:
     """ "A man walking down the stairs." -> "A man not walking down the stairs."; else ``_missed_present``."""
     try:
-        subject, participle = _caption_parts(doc)
+        subject, participle = _caption_parts(doc, wide=True)
     except Refuse:
-        if (made := _missed_present(doc)) is None:
+        if (made := _missed_present(doc) or _headline_missed_present(doc)) is None:
             raise
         return made
     if any(t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg" for t in doc):
@@ -73,6 +98,62 @@ def _missed_present(doc) -> Made | None:
     if any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :]):
         return None
     return Made(rebuild(doc, {i: f"{'do' if plural else 'does'} not {bases[0]}"}), "negation:caption_do_support")
+
+
+# Tags of a headline's words around a present the parser read as a noun: a noun phrase before it, an object after.
+_HEADLINE_SUBJECT_TAGS = {"DT", "CD", "JJ", "NN", "NNP", "HYPH", "POS"}
+_HEADLINE_OBJECT_TAGS = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}
+
+
+def _headline_missed_present(doc) -> Made | None:
+    """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun: in a headline with no verb, a verb's
+    -s form after a singular noun phrase ending in a noun or a name, and an object right after it (a determiner,
+    number, adjective, name, or a noun that is no verb: "USA expels Venezuela diplomats"), is the verb; not before
+    a preposition ("Iran talks in Geneva": a noun phrase), nor with a second verb, a quote or a clause mark."""
+    if not headline(doc) or any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in doc):
+        return None
+    marks = words("subordinators") | words("time_subordinators") | {"despite", "amid", "than", "like"}
+    plain = words("negative_words") | words("near_negative_words") | words("scope_quantifiers") | marks
+    if any(t.lower_ in plain or t.dep_ == "neg" or (t.is_punct and t.tag_ not in ("HYPH", "POS")) for t in doc):
+        return None
+    if any(t.tag_ == "HYPH" and (t.whitespace_ or doc[t.i - 1].whitespace_) for t in doc):
+        return None  # a dash, not a hyphen ("rocks eastern Syria - residents")
+    found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
+    found = [t for t in found if _headline_subject(doc[: t.i]) and _headline_object(doc, t)]
+    if len(found) != 1:
+        return None
+    verb = found[0]
+    base = verb_bases(verb.lower_, "VBZ")[0]
+    if base in saying("claim") | {"be", "have", "do", "die"}:
+        return None
+    return Made(rebuild(doc, {verb.i: f"does not {base}"}), "negation:headline_do_support")
+
+
+def _headline_subject(subject) -> bool:
+    """A singular noun phrase of nouns, names, adjectives and numbers, ending in a noun or a name (a capitalised
+    word the tagger read as an adjective, "Nadal", but no adjective: "Chinese stocks higher"); its last noun is
+    no verb's base form ("North Korea test fires": a verb of two words)."""
+    last = subject[-1]
+    lemmas = getAllLemmas(last.lower_)
+    name = last.text[:1].isupper() and (last.tag_ == "NNP" or last.tag_ == "JJ" and "ADJ" not in lemmas)
+    name &= last.text not in words("nationalities") | words("peoples")  # "Syrian rebels skeptical": an adjective
+    plain = last.tag_ == "NN" and last.is_lower and last.lower_ not in lemmas.get("VERB", ())
+    return (name or plain) and all(t.tag_ in _HEADLINE_SUBJECT_TAGS for t in subject)
+
+
+def _headline_object(doc, verb) -> bool:
+    """The words after the verb: an object opening right after it, and no verb among them."""
+    after = doc[verb.i + 1 :]
+    first = after[0]
+    opens = first.tag_ in ("DT", "PRP$", "CD") or first.text[:1].isupper()  # "Snowden thanks Russia"
+    word = first.tag_ in _HEADLINE_OBJECT_TAGS - {"IN", "CC", "HYPH", "POS"}
+    opens |= word and "VERB" not in getAllLemmas(first.lower_)
+    if not opens or any(t.tag_ not in _HEADLINE_OBJECT_TAGS for t in after):  # "Bailout terms prompt run": a verb
+        return False
+    head = next((t for t in after if t.tag_ not in ("JJ", "JJR", "JJS", "HYPH", "CD", "DT", "PRP$")), None)
+    if head is None or head.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
+        return False  # an adjective with no noun: "stocks higher at midday" is no object
+    return not any(t.tag_ == "NNS" and verb_bases(t.lower_, "VBZ") and not _noun_phrase_head(doc, t) for t in after)
 
 
 def _verb_after(doc, token) -> tuple[bool, list[str]] | None:

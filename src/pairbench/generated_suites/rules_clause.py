@@ -60,6 +60,20 @@ def adjective_fragment(doc, root, finite) -> bool:
     return obj is not None and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in obj.children)
 
 
+def headline_participle(doc, root) -> bool:
+    """A headline's bare participle the tagger read as one (VBN), with its subject and no auxiliary
+    ("Man killed in French terror raid"): read as the past form of ``adjective_fragment`` is read."""
+    if not headline(doc) or root.tag_ != "VBN" or root.dep_ != "ROOT" or root.i == 0:
+        return False  # a reported participle ("UN confirms sarin used") stays refused
+    if any(c.dep_ in ("aux", "auxpass") for c in root.children) or doc[root.i - 1].tag_.startswith("RB"):
+        return False  # "critically wounded": the not would land after the adverb
+    if root.lower_ in words("move_adverbs"):
+        return False  # "Asian markets mixed": a market's state, not a passive act
+    subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i]
+    counted = any(t.like_num or t.dep_ == "nummod" for s in subjects for t in s.subtree)
+    return bool(subjects) and not counted  # "Three Afghans not killed" reads as three others who lived
+
+
 def reduced_passive(doc, root) -> bool:
     """A headline's bare participle with no object or coordinated verb ("Former president arrested")."""
     if not headline(doc) or root.i == 0 or not root.text.islower():
@@ -102,14 +116,16 @@ def negation(doc, ctx=None) -> Made:
     if len(negs) > 1 or any(t not in negs and t not in aside for t in others):  # "a "no skiing" sign": aside
         raise Refuse(rid)
     plan = None if negs else headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas not to lead ..."
-    finite, has_aux = (plan, True) if plan is not None else finite_verb(root)
+    bare = plan is None and not negs and headline_participle(doc, root)  # "Man killed in raid", tagged VBN
+    finite, has_aux = (plan, True) if plan is not None else (root, False) if bare else finite_verb(root)
     _clear_scope(doc, root)
     why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
     if why is not None:
         raise Refuse(why)
     if plan is not None:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
-    if not negs and adjective_fragment(doc, root, finite) and not _past_clause(doc, root):
+    fragment = bare or adjective_fragment(doc, root, finite)
+    if not negs and fragment and not _past_clause(doc, root):
         if reduced_passive(doc, root) and _bare_count(doc, root):
             raise Refuse("negation.bare_count_participle")
         if reduced_passive(doc, root) or _plan_participle(doc, root):  # "Former president arrested"

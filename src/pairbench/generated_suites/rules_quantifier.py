@@ -1,12 +1,14 @@
 """The quantifier rules: a quantity word exchanged (all <-> some, every -> no, ...; lexicon ``quantifiers_*``) on a
-determiner or partitive, or (``quantifier:positional``) on one the parse left unattached, its noun found by position."""
+determiner or partitive, or (``quantifier:positional``) on one the parse left unattached, its noun found by position;
+many/few/most alone (``quantifier:bare``), a person subject read as someone (``quantifier:a_person_to_nobody``) and a
+caption's with phrase (``quantifier:caption_with``, a fallback)."""
 
 from __future__ import annotations
 
 from lemminflect import getLemma
 
-from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, single_clause
-from pairbench.generated_suites.lexicon import table, words
+from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, single_clause, verb_lemmas
+from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import matches
 
 
@@ -132,6 +134,8 @@ def _quantifier_table(token):
     if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and"):
         return None  # "one or both boys", "some or all": a range, not one quantity
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
+        if _partitive(token) is None and low in table("quantifiers_bare") and _bare(token):
+            return table("quantifiers_bare")  # "Many believe ...", "regarded by many as ..."
         return _partitive(token)
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
         nxt = token.doc[token.i + 1]
@@ -164,10 +168,15 @@ def quantifier(doc, ctx=None) -> Made:
             continue
         if (exchange := _quantifier_table(token)) is None:
             continue
-        if (why := _quantifier_refusal(doc, token)) is not None:
+        bare = exchange == table("quantifiers_bare")
+        if (why := _quantifier_refusal(doc, token, token if bare else None)) is not None:
             raise Refuse(why)
-        if low not in exchange:
-            raise Refuse("quantifier.breaks_agreement")
+        if bare and any(t.lower_ in words("quantifiers_contrast") for t in doc[token.i + 1 :]):
+            raise Refuse("quantifier.contrast")  # "praised by many, but some remain wary" -> "by few, but some ..."
+        verbs = [token.head, *(c for c in token.head.children if c.dep_ in ("aux", "auxpass"))]
+        singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs)  # the verbs of the quantified subject
+        if low not in exchange or bare and singular:
+            raise Refuse("quantifier.breaks_agreement")  # "Most was lost in the fire": a mass, no "few was"
         if _a_few(doc, token):  # "A few guests left" -> "Many guests left"
             edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
             return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
@@ -177,8 +186,7 @@ def quantifier(doc, ctx=None) -> Made:
             new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
         if low == "few" and new == "most" and token.dep_ == "amod" and token.head.dep_ not in ("nsubj", "nsubjpass"):
             new = table("quantifiers_object")[low]  # "have few chances" -> "many": "have most chances" is no English
-        verbs = [token.head, *(c for c in token.head.children if c.dep_ in ("aux", "auxpass"))]
-        if low == "none" and any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs):
+        if low == "none" and singular:
             raise Refuse("quantifier.singular_verb")  # "All of them has a licence"
         if negated and {low, new} & {"no", "none", "little"}:  # not made double, nor left alone (every team cannot)
             raise Refuse("quantifier.double_negative")
@@ -189,8 +197,45 @@ def quantifier(doc, ctx=None) -> Made:
         edits = {token.i: match_case(new, token.text)}
         if low == "no" and new == "every" and token.head.lower_ == "one" and token.head.i == token.i + 1:
             edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
-        return Made(rebuild(doc, edits), f"quantifier:{low}_to_{new.split()[0]}")
+        return Made(rebuild(doc, edits), "quantifier:bare" if bare else f"quantifier:{low}_to_{new.split()[0]}")
+    if (made := _indefinite_person(doc)) is not None:
+        return made
     raise Refuse("quantifier.no_determiner")
+
+
+def _bare(token) -> bool:
+    """ "Many believe ...", "praised by many": many, few or most alone, the subject of a verb or the agent after by."""
+    subject = token.dep_ in ("nsubj", "nsubjpass") and token.head.pos_ in ("VERB", "AUX") and token.head.i > token.i
+    agent = token.dep_ == "pobj" and token.head.dep_ == "agent"
+    nxt = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    # a finite verb, an adverb, a preposition or a stop next: not "many arriving passengers" (a missed determiner)
+    alone = nxt is None or nxt.tag_ in ("VBD", "VBZ", "VBP", "MD", "RB", "IN", ",", ".", ":")
+    heads = any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)  # of whom
+    return (subject or agent) and alone and not heads
+
+
+def _with_noun(token) -> bool:
+    """``token``'s noun is the object of a with on a noun (a room with several monitors), not of a verb's with."""
+    noun = token.head
+    return noun.dep_ == "pobj" and noun.head.lower_ == "with" and noun.head.head.pos_ in ("NOUN", "PROPN")
+
+
+def _indefinite_person(doc) -> Made | None:
+    """ "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
+    quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it; None where none is."""
+    persons = table("quantifiers_indefinite")
+    for token in doc[:-1]:
+        noun = doc[token.i + 1]
+        if f"{token.lower_} {noun.lower_}" not in persons or token.dep_ != "det" or token.head != noun:
+            continue
+        if noun.dep_ not in ("nsubj", "nsubjpass") or noun.head.dep_ != "ROOT":
+            continue
+        new = persons[f"{token.lower_} {noun.lower_}"]
+        if verb_lemmas(noun.head) & saying("claim") and any(c.dep_ == "ccomp" for c in noun.head.children):
+            raise Refuse("quantifier.person_sayer")  # "A person familiar with the talks said ..." -> "Nobody ... said"
+        _pronoun_refusal(doc, token, noun, new)
+        return Made(rebuild(doc, {token.i: match_case(new, token.text), noun.i: ""}), "quantifier:a_person_to_nobody")
+    return None
 
 
 def _amount(doc, token) -> Made | None:
@@ -215,21 +260,26 @@ def _amount(doc, token) -> Made | None:
 
 def _pronoun(doc, token) -> Made:
     """ "Nobody answered" -> "Everybody answered": a pronoun subject of the main verb, with no other negation."""
-    prev = doc[token.i - 1].lower_ if token.i > 0 else ""
+    new = table("quantifiers_pronoun")[token.lower_]
+    _pronoun_refusal(doc, token, token, new)
+    return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
+
+
+def _pronoun_refusal(doc, first, last, new) -> None:
+    """Refuse the exchange of the person subject ``first``..``last`` into ``new`` where it cannot be made."""
+    prev = doc[first.i - 1].lower_ if first.i > 0 else ""
     if prev in words("quantifier_modifiers") | words("quantifier_intensifiers"):
         raise Refuse("quantifier.modified")  # "almost everyone", "hardly anybody"
     if _condition(doc):
         raise Refuse("quantifier.condition_clause")
     if matches(doc, "quantifier.consequence_link"):
         raise Refuse("quantifier.consequence_link")  # "Nobody came, so we left" -> "Everybody came, so we left"
-    if _negated(doc, skip={token.i}):
+    if _negated(doc, skip={first.i}):
         raise Refuse("quantifier.double_negative")  # "Nobody did not come", "Everyone left, none stayed"
-    if _unlicensed(doc, token, token.head):
+    if _unlicensed(doc, last, last.head):
         raise Refuse("quantifier.unlicensed_polarity")  # "Nobody has ever climbed it" -> "Everybody has ever ..."
-    new = table("quantifiers_pronoun")[token.lower_]
     if new == "nobody" and matches(doc, "quantifier.obligation_modal"):
         raise Refuse("quantifier.obligation_modal")  # "Everyone must leave" -> "Nobody must leave": a ban
-    return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
 
 
 def _plural_after(doc, token):
@@ -276,3 +326,29 @@ def quantifier_positional(doc, ctx=None) -> Made:
     if clause is not None and clause.dep_ != "ROOT" and (clause.dep_ != "ccomp" or _result_clause(doc, clause)):
         raise Refuse("quantifier.positional_clause")
     return Made(rebuild(doc, {token.i: match_case(positional[token.lower_], token.text)}), "quantifier:positional")
+
+
+def quantifier_caption(doc, ctx=None) -> Made:
+    """ "Room with several computer monitors." -> "Room with no computer monitors.": a caption with a noun at its root
+    (no verb for the clause rules), its one quantifier in a with phrase on a noun (lexicon quantifiers_with)."""
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    if len(roots) != 1 or roots[0].pos_ not in ("NOUN", "PROPN") or doc.text.rstrip().endswith(("?", "!")):
+        raise Refuse("quantifier.caption_none")
+    quantities = words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
+    found = [t for t in doc if t.lower_ in quantities | words("quantifiers_pronoun") | {"any", "other", "others"}]
+    with_table = table("quantifiers_with")
+    if len(found) != 1 or found[0].lower_ not in with_table:
+        raise Refuse("quantifier.caption_none")
+    token = found[0]
+    plain = token.dep_ in ("amod", "det") and token.head.tag_ == "NNS" and token.head.i > token.i
+    if not plain or not _with_noun(token) or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
+        raise Refuse("quantifier.caption_none")  # "Several cows grazing ...": a subject, or a verb's with
+    if (why := _quantifier_refusal(doc, token)) is not None:
+        raise Refuse(why)
+    if _negated(doc):
+        raise Refuse("quantifier.double_negative")
+    new = with_table[token.lower_]
+    people = set(table("person_sex")) | {"person", "people", "child", "kid", "adult"}
+    if new == "no" and token.head.lemma_.lower() in people:
+        raise Refuse("quantifier.caption_with_people")  # "A meeting with several people" -> "with no people"
+    return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:caption_with")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from lemminflect import getInflection
+
 from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches
@@ -59,9 +61,34 @@ def stepped(doc, token) -> str | None:
     """The number's small step: ``small_step``, or ``decimal_step`` for an amount of money or a share."""
     nxt = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
     if token.lower_ in ("one", "1"):  # "1 million songs" -> "2 million songs"; "one" counts a singular
+        if measure_compound(doc, token):  # "a one-year ban" -> "a two-year ban": the noun stays singular
+            return match_case("two", token.text) if token.lower_ == "one" else "2"
         return "2" if token.text == "1" and nxt in words("large_scales") else None
+    if (glued := _GLUED.match(token.text)) is not None:  # "$4.1bn" -> "$4.2bn": the scale stays glued
+        new = small_step(glued.group(1)) or decimal_step(glued.group(1))
+        return new + glued.group(2) if new and _glued_amount(token) else None
+    if _magnitude(token):  # "a 6.6 quake" -> "a 6.7 quake": a tenth up, never past 9.9 nor from a whole number
+        return decimal_step(token.text)
     amount = token.i > 0 and doc[token.i - 1].text in words("currency_signs") or nxt in words("amount_after")
     return small_step(token.text) or (decimal_step(token.text) if amount else None)
+
+
+_GLUED = re.compile(r"^(\d{1,3}(?:\.\d{1,2})?)(bn|m)$")
+
+
+def _glued_amount(token) -> bool:
+    """An amount of money with its scale glued to it after a currency sign ("$4.1bn", "£300m")."""
+    doc = token.doc
+    return bool(_GLUED.match(token.text)) and token.i > 0 and doc[token.i - 1].text in words("currency_signs")
+
+
+def _magnitude(token) -> bool:
+    """A decimal measuring a quake ("6.6 quake", "6.1-magnitude quake", "magnitude 5.8 earthquake")."""
+    head = token.head
+    if token.dep_ != "nummod" or head.i < token.i or head.pos_ != "NOUN":
+        return False  # "quakes kill 227": a count of what the quake did
+    near = [head, *(c for c in head.children if c.dep_ == "compound")]
+    return any(t.lemma_.lower() in words("magnitude_nouns") for t in near)
 
 
 def _step_refusal(doc, token) -> str | None:
@@ -78,7 +105,7 @@ def _step_refusal(doc, token) -> str | None:
     agent = prev is not None and prev.lower_ == "by" and _counts_plural(token)  # investigated by two agencies
     aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not (agent or _no_age(doc, token))
     labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
-    compound = measure_compound(doc, token)
+    compound = measure_compound(doc, token) or _magnitude(token)  # a 6.1-magnitude quake
     # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
     shaped = any(span.start <= token.i < span.end for span in matches(doc, "numerical.identifier_or_age"))
     if labelled or aged or shaped and not compound:
@@ -164,10 +191,20 @@ def _tied(doc, token) -> bool:
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
         apart = {t.i for t in doc if t.dep_ == "amod" and any(c.dep_ == "nummod" for c in t.head.children)}
         free |= {i for i in apart if doc[i].head.i != token.head.i}
+    # a plural scale counting a noun of its own ("thousands of commuters"), half of a match ("the second half")
+    own = {t.i for t in doc if t.lower_ in words("plural_scales") and _counts_own_noun(t)}
+    free |= own | {t.i for t in doc[1:] if t.lower_ == "half" and doc[t.i - 1].lower_ in ("first", "second")}
     free.add(token.i)  # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
     if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in words("scale_words"):
         free.add(token.i + 1)
     return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)
+
+
+def _counts_own_noun(token) -> bool:
+    """A plural scale word before "of" and a noun that is no pronoun or "others" ("thousands of commuters")."""
+    of = [c for c in token.children if c.lower_ == "of"]
+    objects = [c for c in of[0].children if c.dep_ == "pobj"] if of else []
+    return bool(objects) and objects[0].pos_ == "NOUN" and objects[0].lower_ not in words("tied_count_words")
 
 
 def _value(text: str) -> float:
@@ -212,7 +249,8 @@ def _title_case_refusal(doc, token) -> str | None:
 @reads_title_case
 def numerical_step(doc, ctx=None) -> Made:
     """The first number raised by ``small_step`` when no other is tied to it ("7 police officers were killed")."""
-    numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
+    numbers = sorted([*numbers_in(doc), *filter(_glued_amount, doc)], key=lambda t: t.i)
+    numbers = [n for n in numbers if not _calendar_day(n)]
     numbers = [n for n in numbers if not _age_aside(n)] or numbers  # an age alone is refused as an age
     if not numbers:
         raise Refuse("numerical.no_number")
@@ -223,3 +261,50 @@ def numerical_step(doc, ctx=None) -> Made:
     if (why := why or fixed_number(doc, token) or _step_refusal(doc, token)) is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: stepped(doc, token)}), "numerical:small_step")
+
+
+def _plural(noun) -> str | None:
+    """The one plural lemminflect gives a singular common noun ("soldier" -> "soldiers"), or None."""
+    lemma = noun.lemma_.lower()
+    forms = ("people",) if lemma == "person" else getInflection(lemma, tag="NNS") or ()  # ("counts", "count")
+    plural = forms[0] if forms else None
+    return match_case(plural, noun.text) if plural and plural != noun.lower_ else None
+
+
+def _one_refusal(doc, token, noun) -> str | None:
+    """Why "one" + ``noun`` may not become "two" + its plural: a fixed phrase (at one point, one day), a count tied to
+    another (one ... the other), a noun whose number something else agrees with (a subject, a pronoun, a relative
+    clause, a possessive), or a bound of one."""
+    if fixed_number(doc, token) is not None:
+        return fixed_number(doc, token)
+    fixed = words("one_fixed_nouns") | words("time_nouns") | words("vague_time_nouns") | words("duration_units")
+    if noun.lemma_.lower() in fixed or noun.lower_ in fixed:
+        return "numerical.idiom"
+    if _tied(doc, token):
+        return "numerical.tied_count"
+    between = doc[token.i + 1 : noun.i]
+    after = doc[noun.i + 1 : noun.i + 2]
+    agrees = noun.dep_ not in ("dobj", "pobj") or any(c.dep_ in ("relcl", "acl", "appos") for c in noun.children)
+    referred = any(t.lower_ in words("third_person_pronouns") for t in doc[noun.i + 1 :])
+    if agrees or referred or after.text in ("'s", "'") or any(t.pos_ not in ("ADJ", "NOUN") for t in between):
+        return "numerical.one_agreement"
+    bound = table("noun_bounds").get(_plural(noun) or "")
+    if bound is not None and bound < 2:
+        return "numerical.step_passes_noun_bound"
+    return None
+
+
+def numerical_one(doc, ctx=None) -> Made:
+    """The sentence's only number, "one" counting a singular object, made "two" and its noun plural ("killing one
+    soldier" -> "killing two soldiers"); never a subject, whose verb would have to agree."""
+    numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
+    if not numbers:
+        raise Refuse("numerical.no_number")
+    token = numbers[0]
+    noun = token.head
+    counted = token.dep_ == "nummod" and noun.i > token.i and noun.tag_ == "NN" and noun.pos_ == "NOUN"
+    if len(numbers) > 1 or token.text != "one" or not counted or _plural(noun) is None:
+        raise Refuse("numerical.counts_no_noun" if len(numbers) == 1 else "numerical.several_numbers")
+    if (why := _one_refusal(doc, token, noun)) is not None:
+        raise Refuse(why)
+    return Made(rebuild(doc, {token.i: "two", noun.i: _plural(noun)}), "numerical:one_to_two")

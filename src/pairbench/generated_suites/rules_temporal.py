@@ -1,5 +1,6 @@
 """Temporal rules: a relation inverted (before <-> after, earlier <-> later, ahead of -> after), refused where the
-inverted sentence could contradict itself; ``temporal_opening`` and ``temporal_headline`` are the fallbacks."""
+inverted sentence could contradict itself; ``temporal_opening``, ``temporal_headline`` and ``temporal_sequence``
+(then -> earlier) are the fallbacks."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
         return "temporal.spatial_before"
     points = words("time_points")  # before midnight, after the weekend: a point that inverts
     timed = [c for c in objects if c.ent_type_ in ("DATE", "TIME") and c.lemma_.lower() not in points]
-    timed += [c for c in objects if c.lemma_.lower() in words("periods_of_play") | words("gap_units")]
+    half = [c for c in objects if any(g.lower_ == "half" for g in c.children)]  # half-time is a point (halftime)
+    timed += [c for c in objects if c.lemma_.lower() in words("periods_of_play") | words("gap_units") and c not in half]
     if timed or any(g.dep_ == "nummod" for c in objects for g in c.children):
         return "temporal.time_object"
     head, results = _main_head(token), words("causal_heads") | words("temporal_results") | words("temporal_responses")
@@ -88,7 +90,8 @@ def _order_refusal(doc, rel: Relation) -> str | None:
             return rid
     token = rel.token
     if rel.sense == "before":  # an ending, or a response put before its trigger (before the system sends a receipt)
-        said = {t.lemma_.lower() for t in _phrase(token).subtree}
+        hyphened = {t.i for t in doc if t.i > 0 and doc[t.i - 1].text == "-"}  # the off of kick-off ends nothing
+        said = {t.lemma_.lower() for t in _phrase(token).subtree if t.i not in hyphened}
         why = "temporal.response_before_trigger" if said & words("temporal_responses") else None
         why = "temporal.after_leaving" if why is None and _leaves_main(doc, token) else why
         return "temporal.after_an_ending" if said & words("temporal_endings") else why
@@ -272,6 +275,35 @@ def temporal_opening(doc, ctx=None) -> Made:
     single_clause(doc)
     into = table("temporal_relations")[token.lower_]
     return Made(rebuild(doc, {token.i: match_case(into, token.text)}), "temporal:opening")
+
+
+def temporal_sequence(doc, ctx=None) -> Made:
+    """ "The blaze then spread to ..." -> "The blaze earlier spread to ...": a sequence adverb (then, subsequently:
+    later; previously: earlier) after the subject, right before the main clause's past-tense verb, inverted as
+    later and earlier are, with their refusals (a result or a finding, a date beside it, a modifier)."""
+    inverse, into = table("temporal_relations"), table("temporal_sequence_adverbs")
+    found = [t for t in doc if t.lower_ in into]
+    token = found[0] if len(found) == 1 and found[0].dep_ == "advmod" else None
+    head = token.head if token is not None else None
+    placed = head is not None and head.i == token.i + 1 and head.dep_ == "ROOT" and head.tag_ == "VBD"
+    if not placed or not any(c.dep_ in ("nsubj", "nsubjpass") and c.i < token.i for c in head.children):
+        raise Refuse("temporal.no_sequence_adverb")
+    single_clause(doc)
+    others = [t for t in doc if t.i != token.i and t.lower_ in _time_words() | words("time_subordinators")]
+    tied = ("when", "whenever", "while", "if", "once", "first", "initially", "finally")
+    marks = [t for t in doc if t.lower_ in tied or t.dep_ == "mark" and t.lower_ in ("as", "since", "because")]
+    if others or marks or _relations(doc) or any(c.dep_ == "advcl" for c in head.children):
+        raise Refuse("temporal.sequence_tied")  # If ..., then; When X came, Y then left: earlier contradicts it
+    if head.lemma_.lower() in words("stative_verbs") | words("temporal_standing_verbs"):
+        raise Refuse("temporal.sequence_state")  # "He then lived in Paris": then is "at that time"
+    named = [c for c in head.children if c.dep_ in ("dobj", "attr", "acomp")]  # what it answers, or its result
+    said = {t.lemma_.lower() for t in [head, *named]} if named else set()
+    if said & (words("temporal_responses") | words("temporal_consequences")):
+        raise Refuse("temporal.sequence_response")  # "The lawyer then appealed the ruling": it answers what came first
+    rel = Relation(token, token, inverse[into[token.lower_]], {token.i: match_case(into[token.lower_], token.text)})
+    if (why := _temporal_refusal(doc, rel)) is not None:
+        raise Refuse(why)
+    return Made(rebuild(doc, rel.edit), "temporal:sequence_adverb")
 
 
 @reads_title_case

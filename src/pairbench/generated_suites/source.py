@@ -1,8 +1,5 @@
-"""What a generated suite is made from: the rows of a split file (read by
-``pairbench.core.sts_data.read_delimited``), its errors naming the user's file for a ``path:``
-dataset, and the check of each pair's language. The rules (header, field limit, encoding,
-language) are in docs/generated_suites.md, "What the source must be".
-"""
+"""What a generated suite is made from: errors naming the user's file for a ``path:`` dataset, the
+check of each pair's language and the plausibility of the counts (docs/generated_suites.md)."""
 
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ N_EXAMPLES = 3
 
 
 def given_path(data_dir: str | os.PathLike) -> tuple[str, str] | None:
-    """(the fetched copy, the folder or file the config's ``path:`` names) of a local dataset, or
-    None for a hub dataset (read from the manifest written when it was fetched)."""
+    """(the fetched copy, the ``path:`` the config names) of a local dataset, or None for a hub dataset."""
     from pairbench.core.sources import read_manifest
 
     manifest = read_manifest(data_dir)
@@ -36,8 +32,7 @@ def given_path(data_dir: str | os.PathLike) -> tuple[str, str] | None:
 
 @contextlib.contextmanager
 def named_as_given(data_dir: str | os.PathLike):
-    """Errors raised inside that name the fetched copy of a ``path:`` dataset name the user's
-    folder or file instead."""
+    """Errors raised inside name the user's ``path:`` instead of its fetched copy."""
     try:
         yield
     except PairbenchError as err:
@@ -57,10 +52,7 @@ def pair_language(a: str, p: str) -> str:
 
 
 def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[list[tuple[str, str]], dict]:
-    """The pairs in ``lang`` and a report: how many were checked and refused, by language, examples.
-
-    Stops when none is left: the rules can make nothing of a source in another language.
-    """
+    """The pairs in ``lang`` and a report of those refused, by language; stops when none is left."""
     kept, refused, examples = [], Counter(), []
     for a, p in pairs:
         found = pair_language(a, p)
@@ -90,9 +82,8 @@ def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[
     return kept, report
 
 
-# Below MIN_PAIRS pairs an AUC interval of a category spans most of [0, 1] (the threshold of every
-# suite's warning); more than MAX_REFUSED_SHARE of the source refused for its language suggests the
-# wrong source.
+# Below MIN_PAIRS pairs an AUC interval of a category spans most of [0, 1]; more than
+# MAX_REFUSED_SHARE of the source refused for its language suggests the wrong source.
 MIN_PAIRS = stats.MIN_CATEGORY_PAIRS
 MAX_REFUSED_SHARE = 0.10
 
