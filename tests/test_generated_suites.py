@@ -133,7 +133,7 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         neg = {"not", "n't"}
         if gone["some"] == 1 and new["any"] == 1:  # "preparing some food" -> "not preparing any food"
             gone, new = gone - Counter({"some": 1}), new - Counter({"any": 1})
-        if variant in ("insert_not", "caption_not", "headline_plan"):
+        if variant in ("insert_not", "caption_not", "headline_plan", "headline_passive"):
             return (not gone and new == Counter({"not": 1})) or (gone, new) == (
                 Counter({"can": 1}),
                 Counter({"cannot": 1}),

@@ -73,7 +73,7 @@ def _negation(a, b, variant) -> bool:
     if variant in ("insert_not", "caption_not", *do_support) and "any" not in a:
         b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
     ops = _ops(a, b)
-    if variant in ("insert_not", "caption_not", "headline_plan"):
+    if variant in ("insert_not", "caption_not", "headline_plan", "headline_passive"):
         return ops in ([("insert", [], ["not"])], [("replace", ["can"], ["cannot"])])
     if variant == "remove_not":
         contracted = [[("replace", [host, "n't"], [full])] for host, full in table("contracted_hosts").items()]

@@ -7,7 +7,7 @@ from lemminflect import getAllLemmas
 
 from pairbench.generated_suites.edits import Made, Refuse, _noun_phrase_head, headline, rebuild
 from pairbench.generated_suites.lexicon import saying, words
-from pairbench.generated_suites.rules_clause import some_to_any, verb_bases
+from pairbench.generated_suites.rules_clause import _forms, some_to_any, verb_base, verb_bases
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
 # Words the subject of a caption may hold: articles, counts, adjectives, nouns.
@@ -64,7 +64,8 @@ def negation_caption(doc, ctx=None) -> Made:
     try:
         subject, participle = _caption_parts(doc, wide=True)
     except Refuse:
-        if (made := _missed_present(doc) or _headline_missed_present(doc)) is None:
+        made = _missed_present(doc) or _headline_missed_present(doc) or _headline_passive_on_noun(doc)
+        if made is None:
             raise
         return made
     if any(t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg" for t in doc):
@@ -127,6 +128,42 @@ def _headline_missed_present(doc) -> Made | None:
     if base in saying("claim") | {"be", "have", "do", "die"}:
         return None
     return Made(rebuild(doc, {verb.i: f"does not {base}"}), "negation:headline_do_support")
+
+
+def _headline_passive_on_noun(doc) -> Made | None:
+    """ "Palestinian diplomat injured in explosion" with "injured" hung on "diplomat" as a participle: a headline
+    that is a noun phrase and one bare participle after it (or after the head noun's prepositional phrases) is
+    a reduced passive, read as ``rules_clause.headline_participle`` reads one tagged the verb ("Palestinian
+    diplomat not injured in explosion"); not with a count in its subject ("Two not killed" reads as two others
+    who lived), an object, a second verb, a quote before the verb, or a clause mark."""
+    root = next(t for t in doc if t.dep_ == "ROOT")
+    caption = doc[-1].text == "."  # a caption: "A blue bird perched on a hand."
+    if not (headline(doc) or caption) or root.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
+        return None
+    participle = next((c for c in root.children if c.dep_ == "acl" and c.tag_ == "VBN"), None)
+    if participle is None or not participle.is_lower or participle.lower_ not in _forms(participle):
+        return None
+    if participle.i != root.i + 1 and not _phrase_between(root, participle):
+        return None
+    if caption and participle.lower_ not in words("state_participles"):
+        return None  # "A man sliced through the bottles.": a caption's past form may be the act
+    subject = doc[: participle.i]
+    counted = words("plural_scales") | words("scope_quantifiers")
+    if any(t.tag_ not in _SUBJECT_TAGS | {"IN", "NNPS"} or t.like_num or t.lower_ in counted for t in subject):
+        return None
+    base = verb_base(participle)
+    if base in words("no_passive_verbs") | saying("claim") or participle.lower_ in words("move_adverbs"):
+        return None
+    if any(c.dep_ in ("dobj", "conj", "ccomp", "xcomp", "dative", "advcl") for c in participle.children):
+        return None
+    rest = doc[participle.i + 1 :]
+    marks = words("subordinators") | words("time_subordinators") | words("negative_words")
+    marks |= words("near_negative_words")
+    if any(t.pos_ in ("VERB", "AUX") and t.tag_ != "VBN" or t.lower_ in marks or t.dep_ == "neg" for t in rest):
+        return None
+    if any(t.is_punct and t.tag_ not in ("HYPH", "``", "''") for t in doc[: len(doc) - caption]):
+        return None  # a colon, comma or dash: a second clause or a label ("Agribusiness: ...")
+    return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:headline_passive")
 
 
 def _headline_subject(subject) -> bool:

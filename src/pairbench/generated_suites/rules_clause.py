@@ -16,8 +16,10 @@ from pairbench.generated_suites.edits import (
     headline_plan,
     inflect,
     match_case,
+    reads_title_case,
     rebuild,
     scare_quoted,
+    title_case,
 )
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, matches
@@ -106,8 +108,33 @@ def caption_state(doc, root, finite) -> bool:
     return root.lower_ in _forms(root) and not objects
 
 
+def names_not_title_case(doc) -> bool:
+    """Capitals that are names, not Title Case: the sentence's verb stands in lower case, as Title Case
+    would never write it, and no other capitalised word inside it is tagged a verb ("James Murdoch
+    quits BSkyB"; not "Iran Nuclear Talks Enter Third Day")."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.i == 0 or not root.tag_.startswith("VB") or not root.text[:1].islower():
+        return False
+    return not any(t.text[:1].isupper() and t.tag_.startswith(("VB", "MD")) for t in doc[1:])
+
+
+def present_read_as_base(doc, root) -> bool:
+    """A present the tagger read as a base form ("Gunmen kill nine foreigners", kill tagged VB): a base form
+    heads no clause of its own, so the claim's verb with no auxiliary, to or modal, after a plural subject
+    of its own (a plural noun, nouns joined by and, or I, we, you, they), is the present (do not kill)."""
+    if root.tag_ != "VB" or root.lemma_ == "be" or any(c.dep_ in ("aux", "auxpass", "neg") for c in root.children):
+        return False
+    subject = next((c for c in root.children if c.dep_ == "nsubj" and c.i < root.i), None)
+    if subject is None or doc[root.i - 1].lower_ == "to":
+        return False
+    return subject.tag_ in ("NNS", "NNPS") or subject.lower_ in ("i", "we", "you", "they") or bool(subject.conjuncts)
+
+
+@reads_title_case
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
+    if title_case(doc) and not names_not_title_case(doc):
+        raise Refuse("anchor.title_case")
     root = framed_claim(claim_clause(doc))
     negs, rid = [c for c in root.children if c.dep_ == "neg"], "negation.other_negative_words"
     aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
@@ -117,7 +144,9 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse(rid)
     plan = None if negs else headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas not to lead ..."
     bare = plan is None and not negs and headline_participle(doc, root)  # "Man killed in raid", tagged VBN
-    finite, has_aux = (plan, True) if plan is not None else (root, False) if bare else finite_verb(root)
+    present = plan is None and not bare and present_read_as_base(doc, root)
+    finite, has_aux = (plan, True) if plan is not None else (root, False) if bare or present else finite_verb(root)
+    tag = "VBP" if present else root.tag_
     _clear_scope(doc, root)
     why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
     if why is not None:
@@ -141,7 +170,7 @@ def negation(doc, ctx=None) -> Made:
         if after is not None and after.lower_ in words("not_before") and rest != "so far":
             raise Refuse("negation.not_before_adverb")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **some_to_any(root)}), "negation:insert_not")
-    if root.tag_ not in DO_FORMS:
+    if tag not in DO_FORMS:
         raise Refuse("anchor.no_finite_verb")
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
     if root.lemma_ == "have" and after is not None and after.pos_ == "ADP":
@@ -153,7 +182,7 @@ def negation(doc, ctx=None) -> Made:
     kept = words("hedge_adverbs") | words("adverbs_before_do")  # "reportedly did not", "then did not" read
     if adverb_before(doc, root) and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
-    do, shared = DO_FORMS[root.tag_], _do_coordinated(doc, root)
+    do, shared = DO_FORMS[tag], _do_coordinated(doc, root)
     edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **{v.i: _base(v) for v in shared}}
     edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
     return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")

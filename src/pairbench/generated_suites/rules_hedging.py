@@ -147,6 +147,7 @@ _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id,
     ("hedging.ongoing_headline", lambda d, r, f: headline(d) and f.i == r.i and verb_base(r) in words("ongoing_verbs")),
     ("hedging.caption_state", caption_state),
     ("hedging.pronoun_appos", _pronoun_appos),
+    ("hedging.subject_after_verb", lambda d, r, f: any(c.i > f.i for c in r.children if c.dep_ == "nsubj")),
 )
 
 
