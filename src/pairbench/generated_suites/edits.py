@@ -190,10 +190,10 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
         if mistagged or (can_be(before, "VERB", unknown=False) and _subject_for(doc, before)):
             return True
     later = [t for t in doc[root.i + 1 :] if t.tag_ == "NNS" and t.lower_.endswith("s") and t.dep_ != "pobj"]
-    return any(can_be(t, "VERB", unknown=False) and not _noun_phrase_head(doc, t) for t in later)
+    return any(can_be(t, "VERB", unknown=False) and not noun_phrase_head(doc, t) for t in later)
 
 
-def _noun_phrase_head(doc, word) -> bool:
+def noun_phrase_head(doc, word) -> bool:
     """A plural with a noun's modifier ("new sanctions", "US hacking claims"): a noun, never the missed verb."""
     modified = any(c.dep_ in ("amod", "det", "nummod", "poss") for c in word.children)
     named = any(c.dep_ == "compound" and c.tag_ in ("NNP", "NNPS", "NNS") for c in word.children)

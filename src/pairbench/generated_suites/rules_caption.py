@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from lemminflect import getAllLemmas
 
-from pairbench.generated_suites.edits import Made, Refuse, _noun_phrase_head, headline, rebuild
+from pairbench.generated_suites.edits import Made, Refuse, headline, noun_phrase_head, rebuild
 from pairbench.generated_suites.lexicon import saying, words
-from pairbench.generated_suites.rules_clause import _forms, some_to_any, verb_base, verb_bases
+from pairbench.generated_suites.rules_clause import some_to_any, verb_base, verb_bases, verb_forms
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
 # Words the subject of a caption may hold: articles, counts, adjectives, nouns.
@@ -141,7 +141,7 @@ def _headline_passive_on_noun(doc) -> Made | None:
     if not (headline(doc) or caption) or root.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
         return None
     participle = next((c for c in root.children if c.dep_ == "acl" and c.tag_ == "VBN"), None)
-    if participle is None or not participle.is_lower or participle.lower_ not in _forms(participle):
+    if participle is None or not participle.is_lower or participle.lower_ not in verb_forms(participle):
         return None
     if participle.i != root.i + 1 and not _phrase_between(root, participle):
         return None
@@ -190,7 +190,7 @@ def _headline_object(doc, verb) -> bool:
     head = next((t for t in after if t.tag_ not in ("JJ", "JJR", "JJS", "HYPH", "CD", "DT", "PRP$")), None)
     if head is None or head.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
         return False  # an adjective with no noun: "stocks higher at midday" is no object
-    return not any(t.tag_ == "NNS" and verb_bases(t.lower_, "VBZ") and not _noun_phrase_head(doc, t) for t in after)
+    return not any(t.tag_ == "NNS" and verb_bases(t.lower_, "VBZ") and not noun_phrase_head(doc, t) for t in after)
 
 
 def _verb_after(doc, token) -> tuple[bool, list[str]] | None:

@@ -83,7 +83,7 @@ def reduced_passive(doc, root) -> bool:
     lemma = verb_base(root)
     if lemma in words("no_passive_verbs"):
         return False
-    if root.lower_ not in _forms(root):
+    if root.lower_ not in verb_forms(root):
         return False
     after = doc[root.i + 1] if root.i + 1 < len(doc) else None
     if after is not None and after.lower_ in words("move_adverbs"):
@@ -105,7 +105,7 @@ def caption_state(doc, root, finite) -> bool:
     if subject.tag_ == "NNS" and not any(c.dep_ == "prt" for c in root.children):
         return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
     objects = any(c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children)
-    return root.lower_ in _forms(root) and not objects
+    return root.lower_ in verb_forms(root) and not objects
 
 
 def names_not_title_case(doc) -> bool:
@@ -262,7 +262,7 @@ def framed_claim(root):
 def _past_clause(doc, root) -> bool:
     """A clause's past verb, not a participle: with a named subject ("Cisco pared spending."), or a headline's
     with an object and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
-    if root.lower_ in _forms(root, "VBD") - _forms(root):
+    if root.lower_ in verb_forms(root, "VBD") - verb_forms(root):
         return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
     named = [c for c in root.children if c.dep_ == "nsubj" and c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
     if doc[-1].text == ".":
@@ -277,7 +277,7 @@ def _past_clause(doc, root) -> bool:
     return any(c.dep_ == "dobj" for c in root.children) and verb_base(root) not in passives
 
 
-def _forms(verb, tag: str = "VBN") -> set[str]:
+def verb_forms(verb, tag: str = "VBN") -> set[str]:
     """The verb's lemma inflected for ``tag``, lower case (past participles: "flown" for "flew")."""
     return {p.lower() for p in getInflection(verb_base(verb), tag=tag) or ()}
 
