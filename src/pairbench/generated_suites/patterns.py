@@ -41,6 +41,11 @@ def matches(doc, rid: str) -> list:
     return list(_found(doc)[0].get(rid, ()))
 
 
+def inside(doc, rid: str, token) -> bool:
+    """``token`` lies in a span that id ``rid``'s token patterns match."""
+    return any(span.start <= token.i < span.end for span in matches(doc, rid))
+
+
 def dep_matches(doc, rid: str) -> list[list]:
     """For each match of id ``rid``'s dependency pattern: its tokens, in pattern order."""
     if getattr(records().get(rid), "dep_pattern", None) is None:

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.patterns import inside, matches
 
 _DIGITS = re.compile(r"^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
 
@@ -132,7 +132,7 @@ def fixed_number(doc, token) -> str | None:
     """Why a number may not change by any step: a date, score or recorded time (FIXED_SHAPES), an idiom ("my
     two cents"), a year or era ("400 AD"), an age a rule sets ("under 18") or a part of a total ("the first of three")."""
     for rid in FIXED_SHAPES:  # their patterns: two days ago, scored 45 runs, 2 hours and 10 minutes
-        if any(span.start <= token.i < span.end for span in matches(doc, rid)):
+        if inside(doc, rid, token):
             return rid
     low = " " + " ".join(t.lower_ for t in doc) + " "
     if any(f" {p} " in low and token.lower_ in p.split() for p in words("number_idioms")):

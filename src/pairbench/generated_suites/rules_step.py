@@ -9,7 +9,7 @@ from lemminflect import getInflection
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.patterns import inside
 from pairbench.generated_suites.rules_lexical import (
     article_refusal,
     count_bound,
@@ -107,7 +107,7 @@ def _step_refusal(doc, token) -> str | None:
     labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
     compound = measure_compound(doc, token) or _magnitude(token)  # a 6.1-magnitude quake
     # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
-    shaped = any(span.start <= token.i < span.end for span in matches(doc, "numerical.identifier_or_age"))
+    shaped = inside(doc, "numerical.identifier_or_age", token)
     if labelled or aged or shaped and not compound:
         return "numerical.identifier_or_age"
     named = token.ent_type_ in names or prev is not None and prev.ent_type_ in names and token.ent_iob_ == "I"
