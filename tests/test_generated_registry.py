@@ -131,6 +131,29 @@ def test_a_new_record_is_validated_and_iterated(tmp_path):
     assert registry.markdown(recs).count("`temporal.result_before_cause`") == 1
 
 
+def test_a_pattern_names_a_lexicon_list_and_matches_its_words(tmp_path):
+    from spacy.lang.en import English
+
+    from pairbench.generated_suites.lexicon import words
+
+    folder = _write(
+        tmp_path,
+        "negation.yaml",
+        "- {id: negation.x, kind: refusal, category: negation, reason: r, refuse: [a], "
+        "pattern: [[{LOWER: {IN: '@negative_words'}}]]}\n",
+    )
+    record = registry.load(folder)["negation.x"]
+    assert record.pattern == [[{"LOWER": {"IN": sorted(words("negative_words"))}}]]
+    from spacy.matcher import Matcher
+
+    nlp = English()
+    matcher = Matcher(nlp.vocab, validate=True)
+    matcher.add("x", record.pattern)
+    word = sorted(words("negative_words"))[0]
+    assert [nlp.vocab.strings[m] for m, _, _ in matcher(nlp(f"There was {word} reply."))] == ["x"]
+    assert matcher(nlp("There was a reply.")) == []
+
+
 @pytest.mark.parametrize(
     "name, text, message",
     [
@@ -160,6 +183,12 @@ def test_a_new_record_is_validated_and_iterated(tmp_path):
             "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
             "pattern: [[{LOWERCASE: after}]]}\n",
             "temporal.yaml: temporal.x: spaCy refuses its pattern",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
+            "pattern: [[{LOWER: {IN: '@no_such_list'}}]]}\n",
+            "temporal.yaml: temporal.x: its pattern names lexicon '@no_such_list':",
         ),
         ("tenses.yaml", "[]\n", "tenses.yaml: no area 'tenses'; name the file after one of anchor, check"),
         (  # YAML keeps the last of two equal keys: the first list of examples would be lost untested

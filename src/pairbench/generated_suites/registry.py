@@ -15,6 +15,7 @@ from pairbench.core.errors import PairbenchError
 from pairbench.core.yaml_files import YamlFileError
 from pairbench.core.yaml_files import read as read_yaml
 from pairbench.generated_suites.config import GENERATED_CATEGORIES
+from pairbench.generated_suites.lexicon import LexiconError, words
 
 FOLDER = Path(__file__).resolve().parent / "registry"
 AREAS = ("anchor", "check", *GENERATED_CATEGORIES)  # one registry file (or more) per area
@@ -50,7 +51,7 @@ class Record:
     rule: str | None = None
     keep: tuple[Example, ...] = ()
     refuse: tuple[Example, ...] = ()
-    pattern: list | None = None  # spaCy Matcher patterns: a list of token-dict lists
+    pattern: list | None = None  # spaCy Matcher patterns: a list of token-dict lists ("@name": a lexicon list)
     dep_pattern: list | None = None  # DependencyMatcher patterns: a list of node-dict lists
     path: str = ""
 
@@ -72,19 +73,42 @@ def _example(raw, default: str, where: str, key: str) -> Example:
     return Example(raw["anchor"], category, raw.get("paraphrase"), raw.get("pair"), raw.get("fallback"))
 
 
-def _check_patterns(record: dict, where: str) -> None:
-    """Patterns are lists of token-dict lists that spaCy's Matcher accepts (validate=True)."""
+def with_lexicon(value, where: str = ""):
+    """``value`` (a pattern) with each ``IN`` / ``NOT_IN`` given as ``"@name"`` replaced by lexicon ``name``'s
+    words, sorted: ``{LOWER: {IN: "@negative_words"}}`` keeps the list in its one lexicon file."""
+    if isinstance(value, list):
+        return [with_lexicon(v, where) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        if key in ("IN", "NOT_IN") and isinstance(item, str) and item.startswith("@"):
+            try:
+                item = sorted(words(item[1:]))
+            except LexiconError as err:
+                raise RegistryError(f"{where}: its pattern names lexicon {item!r}: {err}") from None
+        out[key] = with_lexicon(item, where)
+    return out
+
+
+def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]:
+    """Patterns are lists of token-dict lists that spaCy's Matcher accepts (validate=True), lexicon names
+    expanded (``with_lexicon``); returns them expanded."""
     from spacy.matcher import DependencyMatcher, Matcher
     from spacy.vocab import Vocab
 
+    out = []
     for key, matcher in (("pattern", Matcher), ("dep_pattern", DependencyMatcher)):
-        if record.get(key) is None:
+        pattern = None if record.get(key) is None else with_lexicon(record[key], where)
+        out.append(pattern)
+        if pattern is None:
             continue
         try:
-            matcher(Vocab(), validate=True).add(record["id"], record[key])
+            matcher(Vocab(), validate=True).add(record["id"], pattern)
         except (ValueError, TypeError, KeyError) as err:
             first = str(err).strip().splitlines()[0]
             raise RegistryError(f"{where}: spaCy refuses its pattern ({first}); fix the pattern") from None
+    return out[0], out[1]
 
 
 def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
@@ -114,8 +138,7 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
             raise RegistryError(f"{where}: a rule names its `rule` column value and has `keep` examples only")
     elif raw.get("rule") is not None or (strict and not refuse):
         raise RegistryError(f"{where}: a refusal has no `rule` and at least one `refuse` example; add one")
-    _check_patterns(raw, where)
-    patterns = raw.get("pattern"), raw.get("dep_pattern")
+    patterns = _check_patterns(raw, where)
     return Record(rid, kind, category, reason, raw.get("rule"), keep, refuse, *patterns, str(path))
 
 
