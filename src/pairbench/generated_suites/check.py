@@ -31,6 +31,16 @@ def _lemmas(form: str) -> set[str]:
     return {lemma for group in getAllLemmas(form).values() for lemma in group} | {form}
 
 
+def _op(old: list[str], new: list[str]) -> tuple:
+    """The token diff op (of ``_ops``) that puts ``new`` for ``old``."""
+    return ("replace" if old and new else "insert" if new else "delete", old, new)
+
+
+def _edits(key: str) -> list:
+    """The token diffs of the fixed edits (lexicon rule_edits) of ``key``, a rule or a category."""
+    return [[_op(*(side.split() for side in edit.split("->")))] for edit in table("rule_edits").get(key, ())]
+
+
 def _one_word_widened(a: list[str], b: list[str], width: int):
     """Every way ``b`` is ``a`` with one token replaced by ``width`` tokens: (old token, new tokens)."""
     if len(b) != len(a) + width - 1:
@@ -72,12 +82,9 @@ def _negation(a, b, variant) -> bool:
     do_support = ("do_support", "caption_do_support", "headline_do_support")
     if variant in ("insert_not", "caption_not", *do_support) and "any" not in a:
         b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
-    ops = _ops(a, b)
-    if variant in ("insert_not", "caption_not", "headline_plan", "headline_passive"):
-        return ops in ([("insert", [], ["not"])], [("replace", ["can"], ["cannot"])])
-    if variant == "remove_not":
-        contracted = [[("replace", [host, "n't"], [full])] for host, full in table("contracted_hosts").items()]
-        return ops in ([("delete", ["not"], [])], [("delete", ["n't"], [])], *contracted)  # "won't" -> "will"
+    if f"negation:{variant}" in table("rule_edits"):  # "won't" -> "will" too
+        contracted = [[_op([host, "n't"], [full])] for host, full in table("contracted_hosts").items()]
+        return _ops(a, b) in _edits(f"negation:{variant}") + (contracted if variant == "remove_not" else [])
     old, new = (a, b) if variant in do_support else (b, a)
     return any(
         do in ("do", "does", "did") and neg in ("not", "n't") and base in _lemmas(verb)
@@ -85,20 +92,12 @@ def _negation(a, b, variant) -> bool:
     )
 
 
-# hedging variants of one fixed edit: "Abbas to lead" -> "Abbas may lead", "arrested" -> "may have been arrested"
-_HEDGE_OPS = {
-    "will_to_may": [("replace", ["will"], ["may"])],
-    "headline_plan": [("replace", ["to"], ["may"])],
-    "add_may_passive": [("insert", [], ["may", "have", "been"])],
-}
-
-
 def _hedging(a, b, variant) -> bool:
     ops = _ops(a, b)
     if variant == "add_may_negated":
         return _hedged_negation(a, b)
-    if variant in _HEDGE_OPS:
-        return ops == _HEDGE_OPS[variant]
+    if f"hedging:{variant}" in table("rule_edits"):
+        return ops in _edits(f"hedging:{variant}")
     if variant == "add_may_progressive":  # "A man slices" -> "A man may be slicing"
         return any(
             new[:2] == ["may", "be"] and new[2].endswith("ing") and _lemmas(new[2]) & _lemmas(verb)
@@ -161,37 +160,25 @@ def check_pair(rule: str, a: str, b: str) -> bool:
             ta, tb, lambda x, y: number_value(x) not in (None, 0) and number_value(y) == number_value(x) * 10
         )
     if category == "temporal":  # one word, or a relation of PHRASES ("ahead of" -> "after")
-        phrases = [[("replace", phrase.split(), [into])] for phrase, into in table("temporal_phrases").items()]
+        phrases = [[_op(phrase.split(), [into])] for phrase, into in table("temporal_phrases").items()]
         inverse = table("temporal_relations") | table("temporal_sequence_adverbs")  # then -> earlier
         return _one_replace(ta, tb, lambda x, y: inverse.get(x) == y) or _ops(ta, tb) in phrases
     if category == "quantifier" and variant == "positional":
         return _one_replace(ta, tb, lambda x, y: table("quantifiers_positional").get(x) == y)
-    if category == "quantifier":  # "all the bombers" -> "some of the bombers" opens a partitive
-        return _one_replace(ta, tb, _quantifier) or _ops(ta, tb) in (
-            [("replace", ["all"], ["some", "of"])],
-            [("replace", ["some"], ["all", "the"])],  # "some food" -> "all the food"
-            [("replace", ["a", "few"], ["many"])],  # "a few guests" -> "many guests"
-            [("replace", ["no", "one"], ["everyone"])],  # "No one answered" -> "Everyone answered"
-            *([("replace", p.split(), [x])] for p, x in table("quantifiers_indefinite").items()),  # "a person"
-            *([("replace", p.split(), [x])] for p in words("amount_phrases") for x in ("few", "little")),
-        )  # "a lot of people" -> "few people", "lots of water" -> "little water"
+    if category == "quantifier":  # "a person" -> "nobody", "a lot of people" -> "few people", "lots of" -> "little"
+        indefinite = [[_op(p.split(), [x])] for p, x in table("quantifiers_indefinite").items()]
+        amounts = [[_op(p.split(), [x])] for p in words("amount_phrases") for x in ("few", "little")]
+        return _one_replace(ta, tb, _quantifier) or _ops(ta, tb) in _edits("quantifier") + indefinite + amounts
     if category == "entity_swap" and variant.endswith("_agreement"):
         gone, new = Counter(ta) - Counter(tb), Counter(tb) - Counter(ta)
         return len(gone) == len(new) == 1 and table("auxiliary_agreement").get(next(iter(gone))) == next(iter(new))
     if category == "entity_swap":
         return sorted(ta) == sorted(tb)
     if category == "near_miss":
-        ops = _ops(ta, tb)
-        return len(ops) == 1 and ops[0][0] == "replace"
+        return [op[0] for op in _ops(ta, tb)] == ["replace"]
     if category in ("positive_control", "negative_control"):
         return a != b
     return False
-
-
-def _bounds(ts: list[str]) -> set[tuple]:
-    """The bounds that stand right before a number ("up to 18,000" -> ("up", "to"))."""
-    bounds = [tuple(b.split()) for b in words("number_bounds")]
-    return {b for i, t in enumerate(ts) if _is_number(t) for b in bounds if tuple(ts[max(0, i - len(b)) : i]) == b}
 
 
 def _is_number(t: str) -> bool:
@@ -245,15 +232,19 @@ def _hedges(ts: list[str]) -> set[str]:
     """Kinds of hedge of a token list: possible (may, could), future (will, set to), hedge (probably), report."""
     hedges = table("control_hedges")
     out = {hedges[t] for t in ts if t in hedges}
-    out |= {"future" for t, u in itertools.pairwise(ts) if t in ("set", "going") and u == "to"}
+    out |= {hedges[f"{t} {u}"] for t, u in itertools.pairwise(ts) if f"{t} {u}" in hedges}  # set to, going to
     if ts[-2:] in ([":", "source"], [":", "sources"], ["-", "source"], ["-", "sources"]):
         out.add("report")  # "Romney picks Ryan as running mate: source": the claim is a source's
     return out
 
 
 def _numbers(ts: list[str]) -> set:
-    v = table("count_word_values")  # a number in words or in digits: eleven / 11
-    return {number_value(t) or v.get(t, t) for t in ts if _is_number(t)} | _bounds(ts)
+    """The numbers of a token list, in words or in digits alike (eleven / 11), and the bounds that stand right before
+    one ("up to 18,000": ("up", "to"))."""
+    v, bounds = table("count_word_values"), [tuple(b.split()) for b in words("number_bounds")]
+    at = [i for i, t in enumerate(ts) if _is_number(t)]
+    numbers = {number_value(ts[i]) or v.get(ts[i], ts[i]) for i in at}
+    return numbers | {b for i in at for b in bounds if tuple(ts[max(0, i - len(b)) : i]) == b}
 
 
 # A short span (one to six words) in quotes, `` '' as well (the Penn Treebank's) ("North Korea 'postpones' reunions")

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import inside, matches
+from pairbench.generated_suites.patterns import dep_matches, inside, matches
 
 _DIGITS = re.compile(r"^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
 
@@ -40,18 +40,11 @@ def is_year(token) -> bool:
 
 
 def numbers_in(doc):
-    """Every number of the sentence (digits, number words, "one" counting a noun, scale words alone); no year or rank."""
-    out = []
-    for token in doc:
-        if is_year(token) or token.lower_ in words("scale_words") and token.i > 0 and doc[token.i - 1].like_num:
-            continue
-        if token.ent_type_ == "ORDINAL" or token.tag_ in ("JJ", "RB") and token.lower_ not in ("dozen", "dozens"):
-            continue  # first, second: ranks, not counts
-        if token.lower_ == "one" and token.dep_ != "nummod":
-            continue  # the pronoun ("a final one")
-        if token.like_num or number_value(token.text) is not None or token.lower_ in words("plural_scales"):
-            out.append(token)
-    return out
+    """Every number of the sentence (digits, number words, "one" counting a noun, scale words alone); no year, nor what
+    no_number's pattern passes over (a rank, the scale word of "4.7 million", the pronoun of "a final one")."""
+    passed = {m.end - 1 for m in matches(doc, "numerical.no_number")}
+    numbers = [t for t in doc if t.like_num or number_value(t.text) is not None or t.lower_ in words("plural_scales")]
+    return [t for t in numbers if t.i not in passed and not is_year(t)]
 
 
 def _unit(doc, token) -> str:
@@ -64,32 +57,14 @@ def _unit(doc, token) -> str:
     return doc[j].lower_ if j < len(doc) else ""
 
 
-def _counts_something(doc, token) -> bool:
-    """A number that counts the noun it modifies ("5 workers", "4.7 million people") or an amount of money."""
-    head = token.head
-    if token.dep_ == "nummod" and head.i > token.i and head.pos_ == "NOUN":
-        return True
-    scaled = head.lower_ in words("scale_words") and head.dep_ == "nummod" and head.head.i > head.i
-    if token.dep_ in ("compound", "quantmod") and scaled and head.head.pos_ == "NOUN":
-        return True
-    return token.ent_type_ in ("MONEY", "PERCENT") and token.dep_ in ("compound", "nummod", "quantmod")
-
-
 def count_bound(token) -> int | None:
-    """The natural bound of the noun a number counts (11 players, 50 states; ``event_bounds`` by context), or None."""
-    noun = _counted_noun(token)
+    """The natural bound of the noun a number counts (11 players, 50 states; ``event_bounds`` by context), or None;
+    its pattern finds the noun: its head after it ("5 workers"), or the object of "dozens of" ("states")."""
+    rid = "numerical.x10_passes_noun_bound"
+    noun = next((m[-1].lower_ for m in dep_matches(token.doc, rid) if m[0] == token), "")
     bound = table("noun_bounds").get(noun) or table("event_bounds").get(noun)
     context = {t.lemma_.lower() for t in token.doc} if isinstance(bound, dict) else ()
     return next((b for w, b in bound.items() if w in context), None) if context else bound
-
-
-def _counted_noun(token) -> str:
-    """The noun a number counts: its head after it ("5 workers"), or the object of "dozens of" ("states")."""
-    if token.lower_ in words("plural_scales"):
-        of = [c for c in token.children if c.lower_ == "of"]
-        objects = [c for c in of[0].children if c.dep_ == "pobj"] if of else []
-        return objects[0].lower_ if objects else ""
-    return token.head.lower_ if token.head.i > token.i else ""
 
 
 def number_refusal(doc, token) -> str | None:
@@ -100,17 +75,14 @@ def number_refusal(doc, token) -> str | None:
     labelled = prev is not None and (prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in labels)
     if labelled or nxt is not None and (nxt.text in ("-", ":", "/") or nxt.lower_ in words("time_suffixes")):
         return "numerical.identifier_or_age"
-    named = words("name_entity_types")
-    inside = prev is not None and prev.ent_type_ in named - {"DATE", "TIME"} and prev.ent_iob_ != "O"
-    if name_number(token) or token.ent_type_ in named or inside and token.ent_iob_ == "I":
+    if name_number(token) or token.ent_type_ in words("name_entity_types"):
         return "numerical.in_a_name_or_date"
     if token.text.startswith("0") and len(token.text) > 1 and not token.text.startswith("0."):
         return "numerical.identifier_or_age"
     value = number_value(token.text)
     scale = nxt is not None and nxt.lower_ in words("scale_words")
-    if value in (None, 0) or value == 1 and not scale or token.head.lower_ in words("scale_nouns"):
-        return "numerical.counts_no_noun"
-    if not _counts_something(doc, token):
+    counts = starts(doc, "numerical.digits_x10", token)  # its pattern: a noun counted (5 workers) or an amount
+    if value in (None, 0) or value == 1 and not scale or token.head.lower_ in words("scale_nouns") or not counts:
         return "numerical.counts_no_noun"
     if scale and nxt.lower_ in words("large_scales") or value * 10 >= 10000:
         return "numerical.large_total"
@@ -130,28 +102,36 @@ FIXED_SHAPES = ("numerical.time_ago", "numerical.score", "numerical.clock_durati
 
 def fixed_number(doc, token) -> str | None:
     """Why a number may not change by any step: a date, score or recorded time (FIXED_SHAPES), an idiom ("my
-    two cents"), a year or era ("400 AD"), an age a rule sets ("under 18") or a part of a total ("the first of three")."""
+    two cents"), a year or era ("400 AD"), a part of a total ("the first of three") or an age a rule sets ("under 18")."""
     for rid in FIXED_SHAPES:  # their patterns: two days ago, scored 45 runs, 2 hours and 10 minutes
         if inside(doc, rid, token):
             return rid
     low = " " + " ".join(t.lower_ for t in doc) + " "
     if any(f" {p} " in low and token.lower_ in p.split() for p in words("number_idioms")):
         return "numerical.idiom"
-    nxt = [t.lower_ for t in doc[token.i + 1 : token.i + 5]]
-    prev = [t.lower_ for t in doc[max(0, token.i - 3) : token.i]]
-    if nxt[:1] and nxt[0] in words("era_words") or prev[-1:] in (["ad"], ["a.d."]) or token.lower_.endswith("0s"):
+    if inside(doc, "numerical.year_or_era", token):  # its pattern: 400 AD, AD 400, the 1850s
         return "numerical.year_or_era"
-    age = " ".join(nxt[:3]).startswith(tuple(words("age_endings")))
+    if ends(doc, "numerical.part_of_total", token):  # its pattern: the first of three
+        return "numerical.part_of_total"
+    nxt = [t.lower_ for t in doc[token.i + 1 : token.i + 4]]
+    prev = doc[token.i - 1].lower_ if token.i > 0 else ""
+    age = " ".join(nxt).startswith(tuple(words("age_endings")))
     counted = token.dep_ == "nummod" and token.head.i > token.i and token.head.lower_ not in ("year", "years")
     value = number_value(token.text) or 0
     bare = not counted and 10 <= value <= 80 and (not nxt or doc[token.i + 1].pos_ not in ("VERB", "ADJ", "NOUN"))
-    if prev[-1:] and prev[-1] in words("threshold_words") and (age or bare and prev[-1] != "least"):
+    if prev in words("threshold_words") and (age or bare and prev != "least"):
         return "numerical.age_threshold"
-    if (prev[-1:] == ["of"] or prev[-2:] == ["of", "the"]) and any(
-        t.ent_type_ == "ORDINAL" or t.lower_ in ("one", "last") for t in doc[max(0, token.i - 4) : token.i - 1]
-    ):
-        return "numerical.part_of_total"
     return None
+
+
+def ends(doc, rid: str, token) -> bool:
+    """A match of id ``rid``'s token pattern ends at ``token``."""
+    return any(m.end - 1 == token.i for m in matches(doc, rid))
+
+
+def starts(doc, rid: str, token) -> bool:
+    """``token`` is the first node of a match of id ``rid``'s dependency pattern (the number the pattern is about)."""
+    return any(m[0] == token for m in dep_matches(doc, rid))
 
 
 def name_number(token) -> bool:
@@ -160,24 +140,16 @@ def name_number(token) -> bool:
 
 
 def _x10_refusal(doc, token) -> str | None:
-    """Why ten times this count would not fit (a handful in words, a weight, a handful per day)."""
+    """Why ten times this count would not fit (a handful in words, a weight, a handful per day or week)."""
     if token.lower_ in table("number_words_x10"):
         return "numerical.handful_in_words"
     if _unit(doc, token) in words("body_units"):
         return "numerical.body_unit"
-    if _per_period(doc, token) and (number_value(token.text) or 0) < 10:
+    after = max(token.head.i, token.i) + 1  # its pattern: a period right after the count and its noun
+    periodic = any(m.start == after for m in matches(doc, "numerical.handful_per_period"))
+    if periodic and (number_value(token.text) or 0) < 10:
         return "numerical.handful_per_period"
     return None
-
-
-def _per_period(doc, token) -> bool:
-    """A count of a noun followed by a period it recurs in ("2 inhalers a day", "3 times per week")."""
-    end = max(token.head.i, token.i)
-    after = [t.lower_ for t in doc[end + 1 : end + 3]]
-    if after[:1] and after[0] in words("period_adverbs"):
-        return True
-    each = ("a", "an", "per", "each", "every")
-    return len(after) == 2 and after[0] in each and after[1] in words("recurring_periods")
 
 
 def indefinite_article(number: str) -> str:

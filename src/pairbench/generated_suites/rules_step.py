@@ -9,14 +9,16 @@ from lemminflect import getInflection
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import inside
+from pairbench.generated_suites.patterns import dep_matches, inside, matches
 from pairbench.generated_suites.rules_lexical import (
     article_refusal,
     count_bound,
+    ends,
     fixed_number,
     name_number,
     number_value,
     numbers_in,
+    starts,
 )
 
 _INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
@@ -67,7 +69,7 @@ def stepped(doc, token) -> str | None:
     if (glued := _GLUED.match(token.text)) is not None:  # "$4.1bn" -> "$4.2bn": the scale stays glued
         new = small_step(glued.group(1)) or decimal_step(glued.group(1))
         return new + glued.group(2) if new and _glued_amount(token) else None
-    if _magnitude(token):  # "a 6.6 quake" -> "a 6.7 quake": a tenth up, never past 9.9 nor from a whole number
+    if starts(doc, "numerical.small_step", token):  # its dep_pattern, a quake: 6.6 -> 6.7, never past 9.9 nor 7 -> 8
         return decimal_step(token.text)
     amount = token.i > 0 and doc[token.i - 1].text in words("currency_signs") or nxt in words("amount_after")
     return small_step(token.text) or (decimal_step(token.text) if amount else None)
@@ -82,15 +84,6 @@ def _glued_amount(token) -> bool:
     return bool(_GLUED.match(token.text)) and token.i > 0 and doc[token.i - 1].text in words("currency_signs")
 
 
-def _magnitude(token) -> bool:
-    """A decimal measuring a quake ("6.6 quake", "6.1-magnitude quake", "magnitude 5.8 earthquake")."""
-    head = token.head
-    if token.dep_ != "nummod" or head.i < token.i or head.pos_ != "NOUN":
-        return False  # "quakes kill 227": a count of what the quake did
-    near = [head, *(c for c in head.children if c.dep_ == "compound")]
-    return any(t.lemma_.lower() in words("magnitude_nouns") for t in near)
-
-
 def _step_refusal(doc, token) -> str | None:
     labels, names = words("number_labels") | words("step_labels"), words("name_entity_types")
     prev = doc[token.i - 1] if token.i > 0 else None
@@ -100,18 +93,18 @@ def _step_refusal(doc, token) -> str | None:
         return "numerical.counts_no_noun"
     if name_number(token):
         return "numerical.in_a_name_or_date"
-    if token.i > 1 and prev.lower_ == "of" and doc[token.i - 2].lower_ in words("stacked_scales"):
-        return "numerical.stacked_scale"  # tens of thousands
-    agent = prev is not None and prev.lower_ == "by" and _counts_plural(token)  # investigated by two agencies
-    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not (agent or _no_age(doc, token))
+    if ends(doc, "numerical.stacked_scale", token):  # its pattern: tens of thousands
+        return "numerical.stacked_scale"
+    no_age = starts(doc, "numerical.identifier_or_age", token)  # its dep_pattern: by two agencies, the past 20 years
+    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not (no_age or _no_age(doc, token))
     labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
-    compound = measure_compound(doc, token) or _magnitude(token)  # a 6.1-magnitude quake
+    compound = measure_compound(doc, token) or starts(doc, "numerical.small_step", token)  # a 6.1-magnitude quake
     # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
     shaped = inside(doc, "numerical.identifier_or_age", token)
     if labelled or aged or shaped and not compound:
         return "numerical.identifier_or_age"
-    named = token.ent_type_ in names or prev is not None and prev.ent_type_ in names and token.ent_iob_ == "I"
-    if named and not (compound or _duration(doc, token)):  # a duration or a measure (20 years, a four-year ban)
+    duration = any(m.end - 2 == token.i for m in matches(doc, "numerical.in_a_name_or_date"))  # its pattern: 20 years
+    if token.ent_type_ in names and not (compound or duration):  # a duration or a measure (a four-year ban)
         return "numerical.in_a_name_or_date"
     if (why := article_refusal(doc, token, new)) is not None:
         return why
@@ -128,32 +121,10 @@ def _step_refusal(doc, token) -> str | None:
 
 
 def measure_compound(doc, token) -> bool:
-    """A number hyphened to a unit qualifying a noun ("a four-year ban"), never an age ("a 63-year-old")."""
-    j = token.i
-    if j + 3 >= len(doc) or token.whitespace_ or doc[j + 1].text != "-" or doc[j + 1].whitespace_:
-        return False
-    unit, after = doc[j + 2], doc[j + 3]
-    listed = after.text == "," and unit.head.i > after.i and unit.head.pos_ == "NOUN"  # a two-year, $2 million deal
-    qualifies = after.text != "-" and after.pos_ in ("NOUN", "PROPN", "ADJ")
-    return unit.lower_ in words("compound_units") and (listed or qualifies)
-
-
-def _counts_plural(token) -> bool:
-    """The number counts a plural noun after it that is no unit of time ("two federal agencies")."""
-    head = token.head
-    plural = head.tag_ == "NNS" and head.lower_ not in words("duration_units")
-    return token.dep_ == "nummod" and head.i > token.i and plural
-
-
-def _duration(doc, token) -> bool:
-    """A number of a duration entity before its unit ("20 years", "the next five years")."""
-    unit = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else None
-    if token.ent_type_ not in ("DATE", "TIME") or unit not in words("duration_units"):
-        return False
-    start = token.i
-    while start > 0 and doc[start].ent_iob_ == "I":
-        start -= 1
-    return all(t.lower_ in words("duration_openers") for t in doc[start : token.i])
+    """A number hyphened to a unit qualifying a noun ("a four-year ban"): small_step's pattern, where a unit before a
+    comma qualifies the noun it hangs on ("a two-year, $2 million deal")."""
+    spans = [m for m in matches(doc, "numerical.small_step") if m.start == token.i]
+    return any(m[3].text != "," or m[2].head.i > m[3].i and m[2].head.pos_ == "NOUN" for m in spans)
 
 
 def _calendar_day(token) -> bool:
@@ -164,11 +135,8 @@ def _calendar_day(token) -> bool:
 
 
 def _no_age(doc, token) -> bool:
-    """A number after "at", "by" or "past" that is no age or time: "stood at 154,603" (over 199, not "at 2330 GMT"),
-    "over the past 20 years"."""
+    """A number after "at", "by" or "past" that is no age or time: "stood at 154,603" (over 199, not "at 2330 GMT")."""
     prev = doc[token.i - 1]
-    if token.i > 1 and prev.lower_ == "past" and doc[token.i - 2].lower_ == "the":
-        return True
     if prev.lower_ in words("age_words") or prev.lemma_.lower() == "turn":
         return False
     return _value(token.text) >= 200 and not re.fullmatch(r"\d{4}", token.text)
@@ -186,25 +154,17 @@ def _tied(doc, token) -> bool:
     nurse cares for six patients") or "other" before a noun counted apart ("two officials and five other people")."""
     pairs = table("reciprocals")
     free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
+    free |= {t.i for m in matches(doc, "numerical.tied_count") for t in m}  # its pattern: the second half (of a match)
+    free |= {m[0].i for m in dep_matches(doc, "numerical.tied_count")}  # its dep_pattern: thousands of commuters
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
         counted = token.head.lemma_.lower()
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
         apart = {t.i for t in doc if t.dep_ == "amod" and any(c.dep_ == "nummod" for c in t.head.children)}
         free |= {i for i in apart if doc[i].head.i != token.head.i}
-    # a plural scale counting a noun of its own ("thousands of commuters"), half of a match ("the second half")
-    own = {t.i for t in doc if t.lower_ in words("plural_scales") and _counts_own_noun(t)}
-    free |= own | {t.i for t in doc[1:] if t.lower_ == "half" and doc[t.i - 1].lower_ in ("first", "second")}
     free.add(token.i)  # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
     if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in words("scale_words"):
         free.add(token.i + 1)
     return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)
-
-
-def _counts_own_noun(token) -> bool:
-    """A plural scale word before "of" and a noun that is no pronoun or "others" ("thousands of commuters")."""
-    of = [c for c in token.children if c.lower_ == "of"]
-    objects = [c for c in of[0].children if c.dep_ == "pobj"] if of else []
-    return bool(objects) and objects[0].pos_ == "NOUN" and objects[0].lower_ not in words("tied_count_words")
 
 
 def _value(text: str) -> float:
@@ -214,7 +174,7 @@ def _value(text: str) -> float:
 
 def _word_before(doc, number) -> str:
     """The word before a number, past currency signs, articles and bounds ("more than $17")."""
-    than = {t.i for t in doc[1:] if t.lower_ == "than" and doc[t.i - 1].lower_ in ("more", "less", "fewer")}
+    than = {t.i for m in matches(doc, "numerical.several_numbers") for t in m}  # its pattern: more than
     j = number.i - 1
     while j >= 0 and (doc[j].lower_ in words("before_number") or j in than):
         j -= 1
@@ -237,13 +197,11 @@ def _tied_numbers(doc, first, others) -> bool:
 
 def _title_case_refusal(doc, token) -> str | None:
     """In a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
-    a verb, a preposition or nothing: never after a name ("Apollo 11", "Heat Win Game 7")."""
+    a verb, a preposition or nothing: never after a name ("Apollo 11", "Heat Win Game 7"); and amounts of money."""
     prev = doc[token.i - 1] if token.i > 0 else None
-    if prev is not None and prev.text in words("currency_signs"):
-        return None  # an amount of money ("Bets $250 Million", "Record $38 bn")
-    if not token.text[:1].isdigit() or token.head.i < token.i or prev is not None and prev.pos_ not in ("VERB", "ADP"):
-        return "anchor.title_case"
-    return None
+    money = prev is not None and prev.text in words("currency_signs")  # "Bets $250 Million", "Record $38 bn"
+    read = token.text[:1].isdigit() and token.head.i >= token.i and (prev is None or prev.pos_ in ("VERB", "ADP"))
+    return None if money or read else "anchor.title_case"
 
 
 @reads_title_case
@@ -275,18 +233,16 @@ def _one_refusal(doc, token, noun) -> str | None:
     """Why "one" + ``noun`` may not become "two" + its plural: a fixed phrase (at one point, one day), a count tied to
     another (one ... the other), a noun whose number something else agrees with (a subject, a pronoun, a relative
     clause, a possessive), or a bound of one."""
-    if fixed_number(doc, token) is not None:
-        return fixed_number(doc, token)
+    if (why := fixed_number(doc, token)) is not None:
+        return why
     fixed = words("one_fixed_nouns") | words("time_nouns") | words("vague_time_nouns") | words("duration_units")
     if noun.lemma_.lower() in fixed or noun.lower_ in fixed:
         return "numerical.idiom"
     if _tied(doc, token):
         return "numerical.tied_count"
-    between = doc[token.i + 1 : noun.i]
-    after = doc[noun.i + 1 : noun.i + 2]
-    agrees = noun.dep_ not in ("dobj", "pobj") or any(c.dep_ in ("relcl", "acl", "appos") for c in noun.children)
+    agrees = starts(doc, "numerical.one_agreement", token)  # its dep_pattern: one man walks, one soldier's journey
     referred = any(t.lower_ in words("third_person_pronouns") for t in doc[noun.i + 1 :])
-    if agrees or referred or after.text in ("'s", "'") or any(t.pos_ not in ("ADJ", "NOUN") for t in between):
+    if agrees or referred or any(t.pos_ not in ("ADJ", "NOUN") for t in doc[token.i + 1 : noun.i]):
         return "numerical.one_agreement"
     bound = table("noun_bounds").get(_plural(noun) or "")
     if bound is not None and bound < 2:
@@ -302,8 +258,8 @@ def numerical_one(doc, ctx=None) -> Made:
         raise Refuse("numerical.no_number")
     token = numbers[0]
     noun = token.head
-    counted = token.dep_ == "nummod" and noun.i > token.i and noun.tag_ == "NN" and noun.pos_ == "NOUN"
-    if len(numbers) > 1 or token.text != "one" or not counted or _plural(noun) is None:
+    counted = starts(doc, "numerical.one_to_two", token)  # its dep_pattern: "one" counting a singular noun after it
+    if len(numbers) > 1 or not counted or _plural(noun) is None:
         raise Refuse("numerical.counts_no_noun" if len(numbers) == 1 else "numerical.several_numbers")
     if (why := _one_refusal(doc, token, noun)) is not None:
         raise Refuse(why)

@@ -10,11 +10,11 @@ from lemminflect import getAllLemmas
 
 from pairbench.generated_suites.edits import Made, headline
 from pairbench.generated_suites.lexicon import saying, table, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.registry import records
 from pairbench.generated_suites.rules_clause import verb_bases
 from pairbench.generated_suites.rules_lexical import number_value
 
-FINITE = {"VBZ", "VBD", "VBP"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _IN_WORD = re.compile(r"(?<=[A-Za-z])['’](?=[A-Za-z])")  # an apostrophe inside a word (can't -> can): no quote
 # not the stop of an initialism (U.S. Diplomats, D.C. Votes)
@@ -28,12 +28,9 @@ _BROKEN = re.compile(r"\b(\w+) \1\b|\b(at on|on at|a the|the a|an the)\b", re.IG
 def changed(a: str, b: str) -> tuple[int, str, str]:
     """Character offset in ``a`` of the first changed word, and the old and new word spans."""
     old, new = a.split(), b.split()
-    i = 0
-    while i < min(len(old), len(new)) and old[i] == new[i]:
-        i += 1
-    j = 0
-    while j < min(len(old), len(new)) - i and old[-1 - j] == new[-1 - j]:
-        j += 1
+    n = min(len(old), len(new))
+    i = next((k for k in range(n) if old[k] != new[k]), n)  # the words alike at the start, then at the end
+    j = next((k for k in range(n - i) if old[-1 - k] != new[-1 - k]), n - i)
     start = len(" ".join(old[:i])) + (1 if i else 0)
     return start, " ".join(old[i : len(old) - j]), " ".join(new[i : len(new) - j])
 
@@ -46,16 +43,26 @@ def _token_at(doc, offset: int):
 NOUN_MARKS = {"det", "amod", "compound", "poss", "nummod"}
 
 
-def _coordinated_finite(doc, shared=()) -> bool:
-    """A verb coordinated with a finite one ("picks up and holds") that the edit (``shared``) misses."""
-    for t in doc:
-        if t.dep_ != "conj" or t.i == 0 or doc[t.i - 1].lower_ not in ("and", "or", ",") or t.i in shared:
-            continue
+def _at(doc, rid: str) -> list[int]:
+    """Where id ``rid``'s registry patterns match ``doc``: each token match's start, each dependency match's first
+    node."""
+    record = records()[rid]
+    found = [span.start for span in matches(doc, rid)] if record.pattern is not None else []
+    return found + ([m[0].i for m in dep_matches(doc, rid)] if record.dep_pattern is not None else [])
+
+
+def _coordinated_finite(doc, rid: str, verb, made) -> bool:
+    """A verb coordinated with a finite one ("picks up and holds") that the edit misses: a finite verb or a plural
+    noun that may be one, after "and", "or" or a comma (``rid``'s token pattern), but the conjuncts of the edited
+    ``verb`` that a ``*_coordinated`` rule edited too (``rid``'s dependency pattern)."""
+    edited = verb is not None and made.rule.endswith("_coordinated")
+    shared = {m[-1].i for m in dep_matches(doc, rid) if m[0] == verb} if edited else set()
+    for t in (span[-1] for span in matches(doc, rid) if span[-1].i not in shared):
         if t.tag_ == "NNS" and (t.head.tag_ == "NNS" or t.head.tag_ == "NN" and not verb_bases(t.lower_, "VBZ")):
             continue  # "a bikini top and jeans"; not "the guitar and sings"
-        if t.tag_ in FINITE or (t.tag_ == "NNS" and not list(t.children)):  # "plays ... and sings"
+        if t.tag_ != "NNS" or not list(t.children):  # "plays ... and sings": finite, or a bare plural
             return True
-        if t.tag_ == "NNS" and verb_bases(t.lower_, "VBZ") and not any(c.dep_ in NOUN_MARKS for c in t.children):
+        if verb_bases(t.lower_, "VBZ") and not any(c.dep_ in NOUN_MARKS for c in t.children):
             return True  # "opens a drawer and climbs inside", its verb tagged a plural noun
     return False
 
@@ -65,29 +72,23 @@ def _quotes_moved(a: str, b: str) -> bool:
     return any(a.count(q) != b.count(q) for q in "\"'“”‘’") or a[:1] != b[:1] and not (a[:1] + b[:1]).isalnum()
 
 
-def _edited_conjuncts(verb, made) -> set[int]:
-    """The verbs coordinated with the edited ``verb`` that a ``*_coordinated`` rule edited too."""
-    if verb is None or not made.rule.endswith("_coordinated"):
-        return set()
-    return {c.i for c in verb.children if c.dep_ == "conj"}
-
-
 def _hedging(doc, a, made):
     start, _, _ = changed(a, made.text)
     verb = next((t for t in doc if t.idx >= start and t.pos_ in ("VERB", "AUX")), None)
     if verb is not None and verb.dep_ in ("aux", "auxpass") and verb.head.i > verb.i:
         verb = verb.head  # "has learned" -> "may have learned": the verb, not its auxiliary; a copula stays
-    if _coordinated_finite(doc, _edited_conjuncts(verb, made)):
+    if _coordinated_finite(doc, "check.hedge_coordinated_verbs", verb, made):
         return "check.hedge_coordinated_verbs"
     if verb is None:
         return None
-    if verb.lemma_.lower() in saying("hedge") and _reports_a_claim(verb):
-        return "check.hedge_reporting_verb"
-    if verb.lemma_.lower() in words("learning_verbs") and any(c.dep_ == "ccomp" for c in verb.children):
-        return "check.hedge_learning_verb"  # "has learned that the bridge is unsafe": may doubts the learning
-    if _in_quotation(a, verb.idx) and any(c.dep_ == "ccomp" for c in verb.children):
-        return "check.hedge_quoted_clause_verb"  # '"We have seen that ...," he said': the speaker's own words
-    return None
+    lemma, at, quoted = verb.lemma_.lower(), verb.i, _in_quotation(a, verb.idx)
+    claim = lemma in saying("report_only") or at in _at(doc, "check.hedge_reporting_verb")
+    checks = (  # the edited verb: as said, or a registry pattern's first node
+        ("check.hedge_reporting_verb", lemma in saying("hedge") and claim),
+        ("check.hedge_learning_verb", at in _at(doc, "check.hedge_learning_verb")),
+        ("check.hedge_quoted_clause_verb", quoted and at in _at(doc, "check.hedge_quoted_clause_verb")),
+    )
+    return next((rid for rid, found in checks if found), None)
 
 
 def _in_quotation(text: str, offset: int) -> bool:
@@ -96,40 +97,27 @@ def _in_quotation(text: str, offset: int) -> bool:
     return before.count('"') % 2 == 1 or before.count("“") > before.count("”") or before.count("''") % 2 == 1
 
 
-def _reports_a_claim(verb) -> bool:
-    """A verb of saying, or of thinking with a clause ("believes that"): may would doubt the report."""
-    clause = any(c.dep_ in ("ccomp", "xcomp", "parataxis") for c in verb.children)
-    return verb.lemma_.lower() in saying("report_only") or clause
-
-
 def _negation(doc, a, made):
     start, old, new = changed(a, made.text)
-    verb = _token_at(doc, start)
-    shared = _edited_conjuncts(verb, made)
-    if verb is not None and made.rule.endswith("_coordinated"):  # "opens a drawer and climbs": joined to the object
-        shared |= {c.i for o in verb.children if o.dep_ == "dobj" for c in o.children if c.dep_ == "conj"}
-    if _coordinated_finite(doc, shared):
-        return "check.negation_coordinated_verbs"
-    verb = (a[start:].split() or [""])[0] if not old else old
-    if "-" in new or "-" in verb:
-        return "check.negation_in_noun_phrase"
-    if any(m[-1] == _token_at(doc, start) for m in matches(doc, "negation.causative_participle")):
-        return "negation.causative_participle"  # "getting their clothes not cleaned"
-    return None
+    token = _token_at(doc, start)
+    word = old or (a[start:].split() or [""])[0]
+    checks = (
+        ("check.negation_coordinated_verbs", _coordinated_finite(doc, "check.negation_coordinated_verbs", token, made)),
+        ("check.negation_in_noun_phrase", "-" in new or "-" in word),
+        ("negation.causative_participle", any(m[-1] == token for m in matches(doc, "negation.causative_participle"))),
+    )  # "getting their clothes not cleaned": a causative's participle
+    return next((rid for rid, found in checks if found), None)
+
+
+# the entity_swap refusals of a registry pattern, by the token each starts at (at a tie, the first here)
+_SWAP_CHECKS = ("check.swap_two_objects", "check.swap_light_verb_idiom", "check.swap_pronoun")
 
 
 def _entity_swap(doc, a, made):
-    for t in doc:
-        if t.lemma_.lower() in words("ditransitive_verbs") and t.pos_ == "VERB":
-            return "check.swap_two_objects"
-        idiom = t.dep_ in ("dobj", "attr", "acomp") and t.lemma_.lower() in words("idiom_objects")
-        if idiom and t.head.pos_ in ("VERB", "AUX"):
-            return "check.swap_light_verb_idiom"
-        if t.text.lower() in words("third_person_pronouns") and t.tag_ in ("PRP", "PRP$"):
-            return "check.swap_pronoun"
-        if t.dep_ == "ROOT" and t.pos_ == "VERB" and any(n.pos_ == "NOUN" and n.lemma_ == t.lemma_ for n in doc):
-            return "check.swap_event_named_again"
-    return None
+    found = [(i, k, rid) for k, rid in enumerate(_SWAP_CHECKS) for i in _at(doc, rid)]
+    named = {n.lemma_ for n in doc if n.pos_ == "NOUN"}  # the verb's event named again: visited ... the first visit
+    again = [t.i for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB" and t.lemma_ in named]
+    return min(found + [(i, 3, "check.swap_event_named_again") for i in again], default=(0, 0, None))[2]
 
 
 def _near_miss(doc, a, made):
@@ -139,32 +127,26 @@ def _near_miss(doc, a, made):
     token = _token_at(doc, start)
     if token is None:
         return None
-    following = doc[token.i + len(old.split())] if token.i + len(old.split()) < len(doc) else None
-    if following is not None and following.text.lower() in words("state_nouns"):
-        return "check.near_miss_state_noun"
-    if following is not None and following.pos_ == "NOUN" and new.lower() in words("adjective_countries"):
-        return "check.near_miss_country_adjective"
-    named_subject = any(t.dep_ == "nsubj" and t.tag_ == "NNP" and t.ent_type_ in ("", "PERSON") for t in doc)
-    if any(e.label_ == "PERSON" for e in doc.ents) or named_subject:
-        return "check.near_miss_person_nationality"
-    before, places = doc[token.i - 1].text.lower() if token.i > 0 else "", words("places_with_article")
-    if (new.lower() in places) != (old.lower() in places) and before != "the":
-        return "check.near_miss_place_article"
-    if any(t.tag_ == "JJS" for t in doc):
-        return "check.near_miss_superlative"
-    if made.rule.endswith(":gpe") and any(t.lemma_.lower() in words("natural_features") for t in doc):
-        return "check.near_miss_natural_event"
-    if new.lower().strip(",.;:") in words("world_powers") and any(t.lower_ == "powers" for t in doc):
-        return "check.near_miss_world_power"
-    return None
+    after, places, new = token.i + len(old.split()), words("places_with_article"), new.lower()
+    article = (new in places) != (old.lower() in places) and (token.i == 0 or doc[token.i - 1].lower_ != "the")
+    adjective, power = new in words("adjective_countries"), new.strip(",.;:") in words("world_powers")
+    checks = (  # a registry pattern (at the word after the place, or anywhere), or as said
+        ("check.near_miss_state_noun", after in _at(doc, "check.near_miss_state_noun")),
+        ("check.near_miss_country_adjective", adjective and after in _at(doc, "check.near_miss_country_adjective")),
+        ("check.near_miss_person_nationality", _at(doc, "check.near_miss_person_nationality")),
+        ("check.near_miss_place_article", article),
+        ("check.near_miss_superlative", _at(doc, "check.near_miss_superlative")),
+        ("check.near_miss_natural_event", made.rule.endswith(":gpe") and _at(doc, "check.near_miss_natural_event")),
+        ("check.near_miss_world_power", power and _at(doc, "check.near_miss_world_power")),
+    )
+    return next((rid for rid, found in checks if found), None)
 
 
 def _quantifier(doc, a, made):
     start, old, _ = changed(a, made.text)
-    rest = a[start + len(old) :].split()
-    if old.lower() == "no" and rest and rest[0].lower().strip(".,;:!?") in words("fixed_after_no"):
-        return "check.quantifier_fixed_no"
-    return None
+    token = _token_at(doc, start)
+    fixed = old.lower() == "no" and token is not None and token.i in _at(doc, "check.quantifier_fixed_no")
+    return "check.quantifier_fixed_no" if fixed else None
 
 
 VETOES = {
@@ -218,13 +200,8 @@ def _with_read(found: set[str], text: str, other: str) -> set[str]:
 
 def _sentences(text: str) -> int:
     """The sentences of ``text``: no stop of a title ends one (Dr. Sarah Collins)."""
-    text = text.strip()
-    ends = [
-        m
-        for m in _SENTENCE_END.finditer(text)
-        if text[: m.start() + 1].split()[-1].lower() not in words("person_titles")
-    ]
-    return len(ends) + 1
+    text, titles = text.strip(), words("person_titles")
+    return 1 + sum(text[: m.start() + 1].split()[-1].lower() not in titles for m in _SENTENCE_END.finditer(text))
 
 
 def _kind(text: str) -> str:
@@ -233,9 +210,7 @@ def _kind(text: str) -> str:
 
 
 # A number in digits and again in words ("7 seven police officers"): a source's slip.
-_NUMBER_TWICE = re.compile(
-    r"\b(1 one|2 two|3 three|4 four|5 five|6 six|7 seven|8 eight|9 nine|10 ten)\b", re.IGNORECASE
-)
+_NUMBER_TWICE = re.compile(r"(?i)\b(1 one|2 two|3 three|4 four|5 five|6 six|7 seven|8 eight|9 nine|10 ten)\b")
 
 
 # "a" before a vowel ("a eagle"); not "a one", "a European", "a ewe", nor a letter ("Type A insulin").
@@ -256,14 +231,14 @@ def cut_off(text: str) -> bool:
 
 
 def anchor_veto(text: str, doc=None) -> str | None:
-    """Why no pair is made from an anchor at all (every pair would carry its flaw), or None."""
-    if lost_word(text):
-        return "anchor.lost_word"
-    if cut_off(text):
-        return "anchor.cut_off"
-    if _A_PLURAL.search(text):
-        return "anchor.article_before_plural"
-    return "anchor.agreement_error" if doc is not None and _disagrees(doc) else None
+    """Why no pair is made from an anchor at all (every pair would carry its flaw), or None: the first that holds."""
+    checks = (
+        ("anchor.lost_word", lost_word(text)),
+        ("anchor.cut_off", cut_off(text)),
+        ("anchor.article_before_plural", _A_PLURAL.search(text)),
+        ("anchor.agreement_error", doc is not None and _disagrees(doc)),
+    )
+    return next((rid for rid, found in checks if found), None)
 
 
 def _disagrees(doc) -> bool:
@@ -284,9 +259,12 @@ _A_PLURAL = re.compile(r"\b[Aa]n? (?:young |old |little )?(?:men|women|children|
 
 
 _SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")
-# A sentence opener after a lower-case word: a missed full stop ("on your arms Your hands"); not a name's.
-_OPENERS = "Alright|Okay|OK|Ok|Thanks|Hi|Hello|Lol|The|This|These|It|We|They|He|She|You|Your|My|Our|Their"
-_RUN_IN = re.compile(rf"\b[a-z]+ (?:{_OPENERS})\b(?! [A-Z])")
+
+
+@functools.cache
+def _run_in() -> re.Pattern:
+    """A sentence opener (lexicon sentence_openers) after a lower-case word, no capital after it."""
+    return re.compile(rf"\b[a-z]+ (?:{'|'.join(sorted(words('sentence_openers')))})\b(?! [A-Z])")
 
 
 @functools.cache
@@ -329,7 +307,7 @@ _FRAGMENT_CHECKS = (
     ("negative_control.dangling_end", lambda t: any(w.lower() in words("dangling_words") for w in t.split()[-1:])),
     ("negative_control.broken_words", lambda t: _BROKEN.search(t) or _NUMBER_TWICE.search(t)),
     ("negative_control.article_clash", _ARTICLE_CLASH.search),
-    ("negative_control.run_in", _RUN_IN.search),
+    ("negative_control.run_in", lambda t: _run_in().search(t)),
     ("negative_control.misspelt", misspelt),
     ("negative_control.article_before_plural", _A_PLURAL.search),
     ("negative_control.cut_off", cut_off),
@@ -342,32 +320,23 @@ def fragment_veto(text: str) -> str | None:
 
 
 def paraphrase_veto(a: str, p: str) -> str | None:
-    """Why an anchor's (A, P) is no paraphrase after all, or None."""
-    if any(_SYMBOL_RUN.search(text) for text in (a, p)):
-        return "positive_control.symbol_run"
-    flaw = fragment_veto(p)
-    if flaw is not None and fragment_veto(a) is None:
-        return "positive_control.paraphrase_not_fluent"
-    if _kind(a) != _kind(p):
-        return "positive_control.sentence_kind"
-    if _sentences(a) != _sentences(p):
-        return "positive_control.sentence_count"
+    """Why an anchor's (A, P) is no paraphrase after all, or None: the first that holds."""
     wa, wp = _content(a), _content(p)
     wa, wp = _joined(wa, a, wp), _joined(wp, p, wa)
     wa, wp = _with_read(wa, a, p), _with_read(wp, p, a)
-    if wa != wp and (wa < wp or wp < wa):
-        return "positive_control.words_added"
-    if len(_inflected_apart(wa - wp, wp - wa)) > MAX_CHANGED:
-        return "positive_control.too_many_changed"
-    return None
+    checks = (
+        ("positive_control.symbol_run", _SYMBOL_RUN.search(a) or _SYMBOL_RUN.search(p)),
+        ("positive_control.paraphrase_not_fluent", fragment_veto(p) is not None and fragment_veto(a) is None),
+        ("positive_control.sentence_kind", _kind(a) != _kind(p)),
+        ("positive_control.sentence_count", _sentences(a) != _sentences(p)),
+        ("positive_control.words_added", wa != wp and (wa < wp or wp < wa)),
+        ("positive_control.too_many_changed", len(_inflected_apart(wa - wp, wp - wa)) > MAX_CHANGED),
+    )
+    return next((rid for rid, found in checks if found), None)
 
 
 def _inflected_apart(only_a: set[str], only_p: set[str]) -> set[str]:
     """The words of one side only that share no lemma with a word of the other (stands / standing)."""
     lemmas = {w: {m.lower() for group in getAllLemmas(w).values() for m in group} | {w} for w in only_a | only_p}
-    return {
-        w
-        for one, other in ((only_a, only_p), (only_p, only_a))
-        for w in one
-        if not any(lemmas[w] & lemmas[o] for o in other)
-    }
+    sides = ((only_a, only_p), (only_p, only_a))
+    return {w for one, other in sides for w in one if not any(lemmas[w] & lemmas[o] for o in other)}
