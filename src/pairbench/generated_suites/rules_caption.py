@@ -7,6 +7,7 @@ from lemminflect import getAllLemmas
 
 from pairbench.generated_suites.edits import Made, Refuse, headline, noun_phrase_head, rebuild
 from pairbench.generated_suites.lexicon import saying, words
+from pairbench.generated_suites.patterns import dep_matches, matches
 from pairbench.generated_suites.rules_clause import some_to_any, verb_base, verb_bases, verb_forms
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
@@ -91,10 +92,7 @@ def _missed_present(doc) -> Made | None:
     if found is None or any(t.tag_ not in tags for t in doc[1 : found[0]]):
         return None
     i, (plural, bases) = found
-    plain = words("negative_words") | words("near_negative_words") | words("some_words") | {"some"}
-    plain |= words("frequency_adverbs")
-    marked = any(t.lower_ in plain or t.text in (",", ";", ":") or t.dep_ == "neg" for t in doc)
-    if doc[i].pos_ == "AUX" or {"be", "have", "do"} & set(bases) or marked:
+    if doc[i].pos_ == "AUX" or {"be", "have", "do"} & set(bases) or matches(doc, "negation.caption_do_support"):
         return None
     if any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :]):
         return None
@@ -111,14 +109,8 @@ def _headline_missed_present(doc) -> Made | None:
     -s form after a singular noun phrase ending in a noun or a name, and an object right after it (a determiner,
     number, adjective, name, or a noun that is no verb: "USA expels Venezuela diplomats"), is the verb; not before
     a preposition ("Iran talks in Geneva": a noun phrase), nor with a second verb, a quote or a clause mark."""
-    if not headline(doc) or any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in doc):
+    if not headline(doc) or matches(doc, "negation.headline_do_support"):
         return None
-    marks = words("subordinators") | words("time_subordinators") | {"despite", "amid", "than", "like"}
-    plain = words("negative_words") | words("near_negative_words") | words("scope_quantifiers") | marks
-    if any(t.lower_ in plain or t.dep_ == "neg" or (t.is_punct and t.tag_ not in ("HYPH", "POS")) for t in doc):
-        return None
-    if any(t.tag_ == "HYPH" and (t.whitespace_ or doc[t.i - 1].whitespace_) for t in doc):
-        return None  # a dash, not a hyphen ("rocks eastern Syria - residents")
     found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
     found = [t for t in found if _headline_subject(doc[: t.i]) and _headline_object(doc, t)]
     if len(found) != 1:
@@ -154,12 +146,8 @@ def _headline_passive_on_noun(doc) -> Made | None:
     base = verb_base(participle)
     if base in words("no_passive_verbs") | saying("claim") or participle.lower_ in words("move_adverbs"):
         return None
-    if any(c.dep_ in ("dobj", "conj", "ccomp", "xcomp", "dative", "advcl") for c in participle.children):
-        return None
-    rest = doc[participle.i + 1 :]
-    marks = words("subordinators") | words("time_subordinators") | words("negative_words")
-    marks |= words("near_negative_words")
-    if any(t.pos_ in ("VERB", "AUX") and t.tag_ != "VBN" or t.lower_ in marks or t.dep_ == "neg" for t in rest):
+    after = any(m.start > participle.i for m in matches(doc, "negation.headline_passive"))
+    if after or any(m[0] == participle for m in dep_matches(doc, "negation.headline_passive")):
         return None
     if any(t.is_punct and t.tag_ not in ("HYPH", "``", "''") for t in doc[: len(doc) - caption]):
         return None  # a colon, comma or dash: a second clause or a label ("Agribusiness: ...")
@@ -207,8 +195,7 @@ def _verb_after(doc, token) -> tuple[bool, list[str]] | None:
 def hedging_caption(doc, ctx=None) -> Made:
     """ "A man walking down the stairs." -> "A man may be walking down the stairs." (as it is seen)."""
     subject, participle = _caption_parts(doc)
-    plain = words("negative_words") | words("near_negative_words") | words("hedge_words") | words("hedge_adverbs")
-    if any(t.lower_ in plain or t.dep_ == "neg" or t.pos_ in ("VERB", "AUX") and t.i > participle.i for t in doc):
+    if matches(doc, "hedging.caption_not_plain") or any(t.pos_ in ("VERB", "AUX") and t.i > participle.i for t in doc):
         raise Refuse("hedging.caption_not_plain")
     return Made(rebuild(doc, {participle.i: f"may be {participle.text}"}), "hedging:add_may_progressive")
 
