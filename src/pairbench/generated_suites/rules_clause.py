@@ -28,6 +28,11 @@ from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, pre
 DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
 
 
+def _kids(token, *deps) -> list:
+    """``token``'s children of one of the dependencies ``deps``."""
+    return [c for c in token.children if c.dep_ in deps]
+
+
 def verb_bases(word: str, tag: str) -> list[str]:
     """The verb lemmas of ``word`` whose ``tag`` form is ``word`` ("climbs" with VBZ: climb)."""
     return [b for b in getAllLemmas(word).get("VERB", ()) if getInflection(b, tag=tag)[:1] == (word,)]
@@ -55,11 +60,11 @@ def adjective_fragment(doc, root, finite) -> bool:
         return False
     if not doc.text.rstrip().endswith((".", "!", '"')):
         return True
-    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
-    if subject is not None and (subject.tag_ == "PRP" or any(c.dep_ == "det" for c in subject.children)):
+    subject = next(iter(_kids(root, "nsubj")), None)
+    if subject is not None and (subject.tag_ == "PRP" or _kids(subject, "det")):
         return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
-    obj = next((c for c in root.children if c.dep_ == "dobj"), None)
-    return obj is not None and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in obj.children)
+    obj = next(iter(_kids(root, "dobj")), None)
+    return obj is not None and obj.tag_ == "NN" and not _kids(obj, "det", "poss", "nummod")
 
 
 def headline_participle(doc, root) -> bool:
@@ -67,45 +72,35 @@ def headline_participle(doc, root) -> bool:
     ("Man killed in French terror raid"): read as the past form of ``adjective_fragment`` is read."""
     if not headline(doc) or root.tag_ != "VBN" or root.dep_ != "ROOT" or root.i == 0:
         return False  # a reported participle ("UN confirms sarin used") stays refused
-    if any(c.dep_ in ("aux", "auxpass") for c in root.children) or doc[root.i - 1].tag_.startswith("RB"):
-        return False  # "critically wounded": the not would land after the adverb
-    if root.lower_ in words("move_adverbs"):
-        return False  # "Asian markets mixed": a market's state, not a passive act
-    subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i]
+    if _kids(root, "aux", "auxpass") or doc[root.i - 1].tag_.startswith("RB") or root.lower_ in words("move_adverbs"):
+        return False  # "critically wounded": the not would land after the adverb; "Asian markets mixed": a state
+    subjects = [c for c in _kids(root, "nsubj", "nsubjpass") if c.i < root.i]
     counted = any(t.like_num or t.dep_ == "nummod" for s in subjects for t in s.subtree)
     return bool(subjects) and not counted  # "Three Afghans not killed" reads as three others who lived
 
 
 def reduced_passive(doc, root) -> bool:
     """A headline's bare participle with no object or coordinated verb ("Former president arrested")."""
-    if not headline(doc) or root.i == 0 or not root.text.islower():
+    if not headline(doc) or root.i == 0 or not root.text.islower() or verb_base(root) in words("no_passive_verbs"):
         return False
-    lemma = verb_base(root)
-    if lemma in words("no_passive_verbs"):
-        return False
-    if root.lower_ not in verb_forms(root):
-        return False
-    after = doc[root.i + 1] if root.i + 1 < len(doc) else None
-    if after is not None and after.lower_ in words("move_adverbs"):
+    after = doc[root.i + 1 : root.i + 2].text.lower()
+    if root.lower_ not in verb_forms(root) or after in words("move_adverbs"):
         return False  # "Shares closed lower": an active verb of movement
-    return not any(
-        c.dep_ in ("dobj", "conj", "ccomp", "xcomp", "dative") or c.tag_ in ("VBD", "VBN") for c in root.children
-    )
+    objects = _kids(root, "dobj", "conj", "ccomp", "xcomp", "dative")
+    return not objects and not any(c.tag_ in ("VBD", "VBN") for c in root.children)
 
 
 def caption_state(doc, root, finite) -> bool:
-    """A short caption's participle of a state ("Diver submerged in water."): "did not" makes it an act."""
+    """A short caption's participle of a state ("Diver submerged in water."): "did not" makes it an act (a
+    headline, with no full stop: its reduced passive is read on its own, "president arrested")."""
     if finite.i != root.i or root.tag_ != "VBD" or len(doc) > 12 or any(t.text == "," for t in doc):
         return False
-    if not doc.text.rstrip().endswith("."):
-        return False  # a headline: its reduced passive is read on its own ("president arrested")
-    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
-    if subject is None or subject.tag_ not in ("NN", "NNS") or any(c.dep_ in ("det", "poss") for c in subject.children):
+    subject = next(iter(_kids(root, "nsubj")), None)
+    if not doc.text.rstrip().endswith(".") or subject is None or subject.tag_ not in ("NN", "NNS"):
         return False
-    if subject.tag_ == "NNS" and not any(c.dep_ == "prt" for c in root.children):
+    if _kids(subject, "det", "poss") or subject.tag_ == "NNS" and not _kids(root, "prt"):
         return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
-    objects = any(c.dep_ in ("dobj", "ccomp", "xcomp", "dative") for c in root.children)
-    return root.lower_ in verb_forms(root) and not objects
+    return root.lower_ in verb_forms(root) and not _kids(root, "dobj", "ccomp", "xcomp", "dative")
 
 
 def names_not_title_case(doc) -> bool:
@@ -122,9 +117,9 @@ def present_read_as_base(doc, root) -> bool:
     """A present the tagger read as a base form ("Gunmen kill nine foreigners", kill tagged VB): a base form
     heads no clause of its own, so the claim's verb with no auxiliary, to or modal, after a plural subject
     of its own (a plural noun, nouns joined by and, or I, we, you, they), is the present (do not kill)."""
-    if root.tag_ != "VB" or root.lemma_ == "be" or any(c.dep_ in ("aux", "auxpass", "neg") for c in root.children):
+    if root.tag_ != "VB" or root.lemma_ == "be" or _kids(root, "aux", "auxpass", "neg"):
         return False
-    subject = next((c for c in root.children if c.dep_ == "nsubj" and c.i < root.i), None)
+    subject = next((c for c in _kids(root, "nsubj") if c.i < root.i), None)
     if subject is None or doc[root.i - 1].lower_ == "to":
         return False
     return subject.tag_ in ("NNS", "NNPS") or subject.lower_ in ("i", "we", "you", "they") or bool(subject.conjuncts)
@@ -136,7 +131,7 @@ def negation(doc, ctx=None) -> Made:
     if title_case(doc) and not names_not_title_case(doc):
         raise Refuse("anchor.title_case")
     root = framed_claim(claim_clause(doc))
-    negs, rid = [c for c in root.children if c.dep_ == "neg"], "negation.other_negative_words"
+    negs, rid = _kids(root, "neg"), "negation.other_negative_words"
     aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
     others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg"]
     others += [t for t in doc if t.lower_ == "few" and (t.i == 0 or doc[t.i - 1].lower_ != "a")]  # "few ... did not"
@@ -163,19 +158,17 @@ def negation(doc, ctx=None) -> Made:
     if negs:
         return _unnegate(doc, root, finite, negs[0])
     if has_aux or root.lemma_ == "be":
-        after = doc[finite.i + 1] if finite.i + 1 < len(doc) else None
-        if after is not None and after.lower_ in words("hedge_adverbs") | {"likely"}:
+        after = doc[finite.i + 1 : finite.i + 3]
+        if any(m.start == finite.i + 1 for m in matches(doc, "negation.not_before_hedge_adverb")):  # its pattern
             raise Refuse("negation.not_before_hedge_adverb")
-        rest = doc[after.i : after.i + 2].text.lower() if after is not None else ""
-        if after is not None and after.lower_ in words("not_before") and rest != "so far":
+        if after and after[0].lower_ in words("not_before") and after.text.lower() != "so far":
             raise Refuse("negation.not_before_adverb")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **some_to_any(root)}), "negation:insert_not")
     if tag not in DO_FORMS:
         raise Refuse("anchor.no_finite_verb")
-    after = doc[root.i + 1] if root.i + 1 < len(doc) else None
-    if root.lemma_ == "have" and after is not None and after.pos_ == "ADP":
+    if any(m.start == root.i for m in matches(doc, "negation.have_before_preposition")):  # its pattern
         raise Refuse("negation.have_before_preposition")
-    if root.lemma_ == "have" and after is not None and after.tag_ == "VBN":  # "we have co-operated", parsed as a verb
+    if root.lemma_ == "have" and doc[root.i + 1 : root.i + 2].root.tag_ == "VBN":  # "we have co-operated": a verb
         return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
     if caption_state(doc, root, root):
         raise Refuse("negation.caption_past_state")
@@ -190,10 +183,8 @@ def negation(doc, ctx=None) -> Made:
 
 def _plan_participle(doc, root) -> bool:
     """A headline's plan with a past form and to ("Netanyahu set to call early vote"): not goes before it."""
-    if not headline(doc) or root.lower_ not in words("plan_participles") or root.i + 2 >= len(doc):
-        return False
-    plan = [c for c in root.children if c.dep_ == "xcomp" and c.tag_ == "VB" and c.i == root.i + 2]
-    return bool(plan) and doc[root.i + 1].lower_ == "to" and has_subject(root)
+    plans = [m for m in matches(doc, "negation.past_tense_headline") if m.start == root.i and m[-1].head == root]
+    return headline(doc) and bool(plans) and has_subject(root)  # its pattern: set, to and the plan
 
 
 def _clear_scope(doc, root) -> None:
@@ -203,41 +194,34 @@ def _clear_scope(doc, root) -> None:
         clear_scope(doc, root)
     except Refuse as why:
         lemmas = getAllLemmas(root.lower_)
-        if why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas:
+        plural_s = root.tag_ == "VBZ" and root.lower_.endswith("s") and bool(_kids(root, "dobj"))
+        if why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas or "NOUN" in lemmas and not plural_s:
             raise
-        plural_s = root.tag_ == "VBZ" and root.lower_.endswith("s") and any(c.dep_ == "dobj" for c in root.children)
-        if "NOUN" in lemmas and not plural_s:
-            raise
-        if any(t.lower_ in words("subordinators") and t.dep_ != "mark" for t in doc[root.i + 1 :]):
+        subordinators = [t for t in doc if t.lower_ in words("subordinators")]
+        if any(t.i > root.i and t.dep_ != "mark" for t in subordinators):
             raise  # "cuts costs as rupee collapse bites": a clause the doubtful parse missed
-        if root.tag_ not in DO_FORMS or not any(c.dep_ == "nsubj" and c.i < root.i for c in root.children):
+        if root.tag_ not in DO_FORMS or not any(c.i < root.i for c in _kids(root, "nsubj")):
             raise
-        if any(t.lower_ in words("subordinators") for t in doc[: root.i]):
+        if any(t.i < root.i for t in subordinators):
             raise Refuse("anchor.subordinator_before_verb") from None
 
 
 def _do_coordinated(doc, root) -> list:
-    """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb)."""
-    verbs = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
-    verbs += [c for o in root.children if o.dep_ == "dobj" for c in o.children if _object_conj_verb(c, root)]
+    """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb);
+    its pattern: an -s verb the parser tagged a plural noun and joined to the object ("opens a drawer and climbs")."""
+    verbs = [c for c in _kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
+    marks = ("det", "amod", "nummod", "poss", "compound")  # a noun's, not a verb's
+    joined = [m[2] for m in dep_matches(doc, "negation.do_support_coordinated") if m[0] == root]
+    verbs += [v for v in joined if _s_verb(v) and not _kids(v, *marks)]
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
-    if any(
-        doc[v.i - 1].lower_ != "and"
-        or v.tag_ != root.tag_
-        and v.pos_ != "NOUN"
-        or any(c.dep_ in own for c in v.children)
-        for v in verbs
-    ):
+    if any(doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ and v.pos_ != "NOUN" or _kids(v, *own) for v in verbs):
         return []
     return verbs
 
 
-def _object_conj_verb(token, root) -> bool:
-    """ "opens a drawer and climbs inside": a verb's -s form tagged a plural noun and joined to the object."""
-    if token.dep_ != "conj" or token.tag_ != "NNS" or root.tag_ != "VBZ" or token.doc[token.i - 1].lower_ != "and":
-        return False
-    marked = any(c.dep_ in ("det", "amod", "nummod", "poss", "compound") for c in token.children)
-    return bool(verb_bases(token.lower_, "VBZ")) and not marked
+def _s_verb(token) -> bool:
+    """A plural noun that is a verb's -s form ("climbs", "derails")."""
+    return token.tag_ == "NNS" and bool(verb_bases(token.lower_, "VBZ"))
 
 
 def _base(verb) -> str:
@@ -247,10 +231,9 @@ def _base(verb) -> str:
 
 def framed_claim(root):
     """The clause after be and a frame adjective ("I'm afraid we are out of stock") is the claim."""
-    frame = any(c.dep_ == "acomp" and c.lower_ in words("frame_adjectives") for c in root.children)
-    if root.lemma_ != "be" or not frame:
+    if not any(m[0] == root for m in dep_matches(root.doc, "negation.speaker_frame")):  # its pattern: be afraid
         return root
-    tied = [g for c in root.children if c.dep_ == "acomp" for g in c.children]
+    tied = [g for c in _kids(root, "acomp") for g in c.children]
     clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
     if not clauses and not any(c.lower_ == "so" for c in root.children):
         return root  # "I'm afraid of dogs", "sure to win": the not goes to the adjective
@@ -264,17 +247,14 @@ def _past_clause(doc, root) -> bool:
     with an object and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
     if root.lower_ in verb_forms(root, "VBD") - verb_forms(root):
         return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
-    named = [c for c in root.children if c.dep_ == "nsubj" and c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
+    named = [c for c in _kids(root, "nsubj") if c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
     if doc[-1].text == ".":
         return bool(named)
     reported = root.dep_ == "ccomp"  # "US believes Syrian government used chemical weapons": a reported act
-    agents = named + [c for c in root.children if c.dep_ == "nsubj" and (reported or c.tag_ in ("NNS", "PRP"))]
-    if not agents or any(
-        g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children
-    ):
-        return False
+    agents = named + [c for c in _kids(root, "nsubj") if reported or c.tag_ in ("NNS", "PRP")]
+    names = any(g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children)
     passives = words("ditransitive_verbs") | words("object_passives")
-    return any(c.dep_ == "dobj" for c in root.children) and verb_base(root) not in passives
+    return bool(agents) and not names and bool(_kids(root, "dobj")) and verb_base(root) not in passives
 
 
 def verb_forms(verb, tag: str = "VBN") -> set[str]:
@@ -287,22 +267,14 @@ def _with_not(finite) -> str:
     return f"{finite.text}not" if finite.lower_ == "can" else f"{finite.text} not"
 
 
+def _number_alone(token) -> bool:
+    """A number with no noun of its own ("Three die", "Two reported dead"): a not reads as a count of others."""
+    return token.like_num and not any(c.dep_ != "punct" for c in token.children)
+
+
 def _bare_count(doc, root) -> bool:
     """ "Two reported dead", "two found dead": the participle's subject is a number alone."""
-    subject = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")]
-    return any(t.like_num and not any(c.dep_ != "punct" for c in t.children) for t in subject) or (
-        root.i > 0 and doc[root.i - 1].like_num
-    )
-
-
-def _count_refusal(subj, root, definite) -> str | None:
-    """A count that a not would read as a count of others ("Three die", "Three nurses were on duty")."""
-    if subj.like_num and not any(c.dep_ != "punct" for c in subj.children):
-        return "negation.number_alone_subject"
-    own_count = any(c.dep_ == "nummod" for c in subj.children)
-    if own_count and not definite and root.lemma_ == "be" and not any(c.dep_ == "xcomp" for c in root.children):
-        return "negation.counted_subject_of_be"
-    return None
+    return any(_number_alone(t) for t in _kids(root, "nsubj", "nsubjpass")) or root.i > 0 and doc[root.i - 1].like_num
 
 
 SCOPE_DEPS = ("dobj", "dative", "prep", "pobj", "conj")  # a verb's objects and phrases, and theirs
@@ -318,23 +290,15 @@ def some_to_any(verb) -> dict:
     return {d.i: match_case("any", d.text) for d in found}
 
 
-def _there_bare(root) -> bool:
-    """ "There are dogs in the forest": there + be with a noun that has no determiner or count."""
-    if root.lemma_ != "be" or not any(c.dep_ == "expl" for c in root.children):
-        return False
-    attrs = [c for c in root.children if c.dep_ == "attr"]
-    return any(not any(g.dep_ in ("det", "nummod", "poss") for g in a.children) for a in attrs)
-
-
 def adverb_before(doc, verb) -> bool:
     """An adverb right before a verb with no auxiliary ("rapidly fires", "officially designates")."""
     return verb.i > 0 and doc[verb.i - 1].dep_ == "advmod" and doc[verb.i - 1].tag_ == "RB"
 
 
 def _negation_scope(doc, root, finite, negs) -> str | None:
-    """Why a not added to (or removed from) the clause would not deny (or restore) its claim."""
-    marks = words("subordinators") | words("time_subordinators")
-    if root.dep_ in ("advcl", "relcl", "acl") or any(c.dep_ == "mark" and c.lower_ in marks for c in root.children):
+    """Why a not added to (or removed from) the clause would not deny (or restore) its claim; an id whose record
+    has a pattern (``registry/negation.yaml``) is refused where its pattern matches as the comment says."""
+    if any(m[0] == root for m in dep_matches(doc, "negation.subordinate_clause")):  # its pattern: on the verb
         return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
     if _comma_clauses(doc):
         return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
@@ -344,30 +308,29 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid, start in (("negation.until_clause", root.i + 1), ("negation.condition_clause", 0)):
         if any(m.start >= start for m in matches(doc, rid)):  # "did not apply until 1990": a delay
             return rid
-    if not negs and any(m[0].i == root.i for m in dep_matches(doc, "negation.report_verb")):
+    if not negs and any(m[0] == root for m in dep_matches(doc, "negation.report_verb")):
         return "negation.report_verb"
     if negs and any(t.lower_ == "because" for t in doc[root.i :]):
         return "negation.because_clause"  # "won't investigate because X": X gives the reason of the not
-    subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
-    sayers = [c for v in root.ancestors for c in v.children if c.dep_ in ("nsubj", "nsubjpass")]  # "Some say X"
+    subjects = _kids(root, "nsubj", "nsubjpass", "expl")
+    sayers = [c for v in root.ancestors for c in _kids(v, "nsubj", "nsubjpass")]  # "Some say X"
     aside = {u for s in subjects for a in s.subtree if a.dep_ in ("appos", "acl", "relcl") for u in a.subtree}
     heads = [t for s in subjects for t in s.subtree if t not in aside] + [t for s in sayers for t in (s, *s.children)]
     if any(t.lower_ in words("scope_quantifiers") for t in heads):
         return "negation.quantified_subject"
-    for subj in subjects:
-        subtree = list(subj.subtree)
-        dets = ("the", "these", "those", "his", "her", "their", "its", "our", "my", "your")
-        definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subtree)
-        counted = [t for t in subtree if t.like_num or t.ent_type_ == "CARDINAL"]
-        if counted and not definite and any(t.lower_ in words("approximators") for t in subtree if t.i < counted[-1].i):
-            # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
+    bounds = [{m[0], m[-1]} for m in matches(doc, "negation.approximate_count_subject")]  # its pattern: as many as 30
+    dets = {"the", "these", "those"} | words("possessive_pronouns")
+    for subj in subjects:  # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
+        definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subj.subtree)
+        if not definite and any(b <= set(subj.subtree) for b in bounds):
             return "negation.approximate_count_subject"
-        why = _count_refusal(subj, root, definite)
-        if why is not None:
-            return why
-    if not negs and any(t.lower_ in words("frequency_adverbs") for t in doc):
+        if _number_alone(subj):  # "Three die": a not would read as a count of others
+            return "negation.number_alone_subject"
+        if _kids(subj, "nummod") and not definite and root.lemma_ == "be" and not _kids(root, "xcomp"):
+            return "negation.counted_subject_of_be"
+    if not negs and matches(doc, "negation.frequency_adverb"):
         return "negation.frequency_adverb"
-    if not negs and any(doc[m.start] == root or doc[m.start].head == root for m in matches(doc, "negation.yet_to")):
+    if not negs and any(m[0] == root or m[0].head == root for m in matches(doc, "negation.yet_to")):
         return "negation.yet_to"  # "has yet to reply" -> "does not have yet to reply"
     if not negs and any(t.lower_ in words("focus_particles") and _in_scope(t, root) for t in doc[finite.i + 1 :]):
         return "negation.not_with_focus_word"  # "has lost only one game" -> "has not lost only one game"
@@ -376,59 +339,40 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
             return rid
     if not negs and headline(doc) and any(m.start == finite.i for m in matches(doc, "negation.headline_death")):
         return "negation.headline_death"
-    if not negs and finite.i > 0 and doc[finite.i - 1].lower_ in words("positive_polarity_adverbs"):
+    if not negs and any(m.end == finite.i for m in matches(doc, "negation.not_before_adverb")):
         return "negation.not_before_adverb"  # "United already has paid" -> "already has not paid"
     if not negs and finite.lower_ == "must":
         return "negation.must"
     if not negs and saying_alone(root, also=("auxpass", "oprd")):
         return "negation.saying_without_claim"
-    if not negs and any(c.dep_ == "dobj" and c.lower_ in words("some_words") for c in root.children):
+    if not negs and any(m[0] == root for m in dep_matches(doc, "negation.something_object")):
         return "negation.something_object"
-    if not negs and _there_bare(root):
+    bare = [m[0] for m in dep_matches(doc, "negation.there_is_bare_noun") if not _kids(m[-1], "det", "nummod", "poss")]
+    if not negs and root in bare:  # its pattern: there, be and a noun, here with no determiner or count
         return "negation.there_is_bare_noun"
-    weak = words("weak_modals")
-    if any(c.dep_ == "nsubj" and c.lower_ in words("speaker_pronouns") for c in root.children):
-        weak = weak | {"could"}  # "We could go to the beach": a suggestion, which "could not go" does not deny
-    hedges = words("hedge_adverbs") | words("hedge_words")
-    if any(c.dep_ == "advmod" and c.lower_ in hedges for c in root.children):
-        weak = weak | {"could"}  # "Perhaps the plan could help": "could not help" is as hedged a possibility
-    if finite.lower_ in weak or any(c.lower_ in weak for c in root.children if c.dep_ == "aux"):
+    could = any(m[0] == root for m in dep_matches(doc, "negation.modal_of_possibility"))  # its pattern: "We could"
+    weak = words("weak_modals") | ({"could"} if could else set())
+    if finite.lower_ in weak or any(c.lower_ in weak for c in _kids(root, "aux")):
         return "negation.modal_of_possibility"
-    amount = any(c.dep_ == "attr" and c.ent_type_ in AMOUNT_TYPES for c in root.children)
-    if not negs and root.lemma_ == "be" and amount:
+    if not negs and root.lemma_ == "be" and any(c.ent_type_ in AMOUNT_TYPES for c in _kids(root, "attr")):
         return "negation.copula_with_amount"
-    if negs:
-        after = doc[negs[0].i + 1] if negs[0].i + 1 < len(doc) else None
-        if after is not None and after.lower_ in words("not_focus"):
-            return "negation.not_with_focus_word"
-        if any(t.lower_ in words("polarity_items") for t in doc[negs[0].i :]):
-            return "negation.polarity_word"
+    if negs and any(m[0] == negs[0] for m in matches(doc, "negation.not_with_focus_word")):
+        return "negation.not_with_focus_word"  # its pattern: "not just X but Y"
+    if negs and any(m.start >= negs[0].i for m in matches(doc, "negation.polarity_word")):
+        return "negation.polarity_word"
     return None
 
 
 def _comma_clauses(doc) -> bool:
     """A headline of two clauses split by a comma ("Storm hits coast, thousands lose power"); not a sayer after it."""
-    if not headline(doc):
-        return False
-
-    def clause_verbs(span):
-        return [
-            t for t in span if t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBZ", "VBP", "VBD", "VBN") and t.dep_ != "amod"
-        ]
-
+    verbs = [m[0] for m in matches(doc, "negation.headline_comma_clauses")] if headline(doc) else []  # its pattern
     for comma in (t for t in doc if t.text == ","):
-        after = [t for t in clause_verbs(doc[comma.i + 1 :]) if t.lemma_.lower() not in saying("claim")]
-        subjects = [c for t in after for c in t.children if c.dep_ in ("nsubj", "nsubjpass")]
+        after = [t for t in verbs if t.i > comma.i and t.lemma_.lower() not in saying("claim")]
+        subjects = [c for t in after for c in _kids(t, "nsubj", "nsubjpass")]
         fused = any(c.i > comma.i for c in subjects) and any(c.i < comma.i and _verb_like(c) for c in subjects)
-        if after and (clause_verbs(doc[: comma.i]) or fused):  # "Train derails(NNS) near Paris, dozens hurt"
+        if after and (any(t.i < comma.i for t in verbs) or fused):  # "Train derails(NNS) near Paris, dozens hurt"
             return True
     return False
-
-
-def _verb_like(token) -> bool:
-    """A plural noun that is a verb's -s form with a phrase of its own ("derails near Paris")."""
-    phrase = any(c.dep_ in ("prep", "dobj") for c in token.children)
-    return token.tag_ == "NNS" and bool(verb_bases(token.lower_, "VBZ")) and phrase
 
 
 def _in_scope(token, root) -> bool:
@@ -440,32 +384,35 @@ def _in_scope(token, root) -> bool:
     return True
 
 
+def _verb_like(token) -> bool:
+    """A plural noun that is a verb's -s form with a phrase of its own ("derails near Paris")."""
+    return _s_verb(token) and bool(_kids(token, "prep", "dobj"))
+
+
 def saying_alone(root, also=()) -> bool:
-    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim)."""
-    if root.lemma_.lower() not in saying("alone"):  # a hedge or a not of these doubts only the saying
-        return False
-    claims = [c for c in root.children if c.dep_ in ("dobj", "ccomp", *also)]
-    return not claims or all(
-        c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims
-    )
+    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim); an
+    object with a participle of its own is none ("say suspect arrested"). A hedge or a not doubts the saying."""
+    claims = _kids(root, "dobj", "ccomp", *also)
+    bare = all(c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims)
+    return root.lemma_.lower() in saying("alone") and bare
 
 
 def caption_present(doc, root, finite, base) -> bool:
     """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
-    if finite.i != root.i or no_progressive(base) or any(c.dep_ in ("acomp", "attr", "oprd") for c in root.children):
+    if finite.i != root.i or no_progressive(base) or _kids(root, "acomp", "attr", "oprd"):
         return False
     habit = words("frequency_adverbs") | words("habit_words")
     if any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18:
         return False  # a habit, or a longer sentence of prose rather than a caption
     if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
         raise Refuse("hedging.coordinated_verbs")
-    subjects = [c for c in root.children if c.dep_ == "nsubj"]
-    if len(subjects) != 1:
-        return False
-    if (subj := subjects[0]).lower_ in ("someone", "somebody"):
-        return True
+    subjects = _kids(root, "nsubj")
+    if len(subjects) != 1 or subjects[0].lower_ in ("someone", "somebody"):
+        return len(subjects) == 1
     # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
-    return subj.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subj.children)
+    return subjects[0].pos_ == "NOUN" and any(
+        c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subjects[0].children
+    )
 
 
 def _unnegate(doc, root, finite, neg) -> Made:
@@ -476,12 +423,11 @@ def _unnegate(doc, root, finite, neg) -> Made:
     if scare_quoted(doc[neg.i :].text):
         raise Refuse("negation.scare_quotes_after_not")
     if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
-        return Made(
-            rebuild(doc, {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}), "negation:remove_do"
-        )
-    edits = {neg.i: ""}
-    if neg.lower_ == "n't" and finite.lower_ in table("contracted_hosts"):
-        edits[finite.i] = table("contracted_hosts")[finite.lower_]
-    elif neg.lower_ == "n't" and finite.lower_ == "ai":
+        edits = {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}
+        return Made(rebuild(doc, edits), "negation:remove_do")
+    if neg.lower_ == "n't" and finite.lower_ == "ai":
         raise Refuse("negation.aint")
+    edits = {neg.i: ""}
+    if neg.lower_ == "n't" and finite.lower_ in table("contracted_hosts"):  # won't -> will
+        edits[finite.i] = table("contracted_hosts")[finite.lower_]
     return Made(rebuild(doc, edits), "negation:remove_not")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from pairbench.generated_suites.edits import (
     Made,
     Refuse,
@@ -18,6 +20,16 @@ _PRONOUN_TAGS = ("PRP", "PRP$", "WP", "WDT", "EX")
 _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantmod", "punct"}
 
 
+def _kids(token, *deps) -> list:
+    """``token``'s children of one of the dependencies ``deps``."""
+    return [c for c in token.children if c.dep_ in deps]
+
+
+def _bare(token, marks=("det", "poss", "nummod", "compound", "amod")) -> bool:
+    """A singular common noun with no child of ``marks`` (no determiner, count or modifier: "takes office")."""
+    return token.tag_ == "NN" and not _kids(token, *marks)
+
+
 def argument(token):
     """The contiguous noun phrase of an argument (determiner, modifiers, head), or refuse."""
     if token.tag_ in _PRONOUN_TAGS or token.pos_ == "PRON":
@@ -25,8 +37,7 @@ def argument(token):
     if token.pos_ not in ("NOUN", "PROPN"):
         raise Refuse("entity_swap.not_a_noun_phrase")
     span, doc = list(token.subtree), token.doc
-    speaker = [t for t in span if t.tag_ == "PRP$" and t.lower_ not in words("third_person_pronouns")]  # my, our
-    if any(t.tag_ in _PRONOUN_TAGS and t not in speaker for t in span):
+    if {m.start for m in matches(doc, "entity_swap.pronoun_in_argument")} & {t.i for t in span}:  # its pattern
         raise Refuse("entity_swap.pronoun_in_argument")
     inner = {m[1] for m in matches(doc, "entity_swap.symbols_in_argument")}  # its pattern: a hyphen inside a word
     if not all(t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'") or t in inner for t in span):
@@ -48,13 +59,6 @@ def argument(token):
     return doc[span[0].i : end.i + 1]
 
 
-def _number_unsure(token) -> bool:
-    """A zero plural (fish, sheep) with no determiner but "some": its number is a guess."""
-    dets = {c.lower_ for c in token.children if c.dep_ == "det"}
-    counted = any(c.dep_ == "nummod" for c in token.children)
-    return token.lower_ in words("zero_plurals") and dets <= {"some"} and not counted
-
-
 def plural(token) -> bool:
     return token.tag_ in ("NNS", "NNPS")
 
@@ -69,57 +73,55 @@ def phrase(span, *, first: bool) -> str:
     return text[:1].upper() + text[1:] if first and span.doc.text[:1].isupper() else text
 
 
+# The refusals of the clause's verb and object, before its arguments are read, in order: (id, test of ``s``, the
+# clause: its doc, root, verb (the root's lemma), subj, obj and bare, the object a bare noun)
+_CLAUSE_REFUSALS = (
+    ("entity_swap.symmetric_verb", lambda s: s.verb in words("symmetric_verbs")),
+    ("entity_swap.hyphenated_verb", lambda s: bool(matches(s.doc, "entity_swap.hyphenated_verb"))),  # its pattern
+    ("entity_swap.no_subject", lambda s: s.subj is None),
+    ("entity_swap.no_second_argument", lambda s: s.obj is None),
+    ("entity_swap.time_object", lambda s: s.obj.ent_type_ in ("DATE", "TIME")),
+    ("entity_swap.light_verb_idiom", lambda s: s.bare and s.obj.dep_ == "dobj" and s.verb in words("light_verbs")),
+    ("entity_swap.bare_object_of_play", lambda s: s.root.lemma_ == "play" and _bare(s.obj, ("det", "poss"))),
+    ("entity_swap.object_complement", lambda s: any(c.i > s.obj.i for c in _kids(s.root, "xcomp"))),
+    ("entity_swap.subject_of_second_verb", lambda s: _second_verb_of_subject(s.root, s.obj)),
+)
+
+
 def entity_swap(doc, ctx=None) -> Made:
     root = single_clause(doc)
     plan = headline_plan(doc, root)  # "Abbas to lead X" -> "X to lead Abbas": an infinitive agrees with no one
     if plan is None:
         finite_verb(root)  # a finite main clause: headlines and fragments parse too loosely
-    if root.lemma_.lower() in words("symmetric_verbs"):
-        raise Refuse("entity_swap.symmetric_verb")
-    if matches(doc, "entity_swap.hyphenated_verb"):  # its pattern: the root glued to a hyphen
-        raise Refuse("entity_swap.hyphenated_verb")
-    subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subj is None:
-        raise Refuse("entity_swap.no_subject")
-    rule = "entity_swap:subject_object" if subj.dep_ == "nsubj" else "entity_swap:passive_agent"
+    subj = next(iter(_kids(root, "nsubj", "nsubjpass")), None)
+    rule = "entity_swap:subject_object" if subj is None or subj.dep_ == "nsubj" else "entity_swap:passive_agent"
     seconds = [m[-1] for m in dep_matches(doc, rule.replace(":", "."))]  # its pattern: the object or by-agent
     obj = min(seconds, key=lambda t: t.i, default=None)
-    if obj is None:
-        raise Refuse("entity_swap.no_second_argument")
-    if obj.ent_type_ in ("DATE", "TIME"):
-        raise Refuse("entity_swap.time_object")
-    bare = obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in obj.children)
-    if bare and obj.dep_ == "dobj" and root.lemma_.lower() in words("light_verbs"):
-        raise Refuse("entity_swap.light_verb_idiom")
-    if root.lemma_ == "play" and obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss") for c in obj.children):
-        raise Refuse("entity_swap.bare_object_of_play")
-    if any(c.dep_ == "xcomp" and c.i > obj.i for c in root.children):
-        raise Refuse("entity_swap.object_complement")
-    if _second_verb_of_subject(root, obj):
-        raise Refuse("entity_swap.subject_of_second_verb")
+    s = SimpleNamespace(doc=doc, root=root, verb=root.lemma_.lower(), subj=subj, obj=obj, bare=obj and _bare(obj))
+    for rid, test in _CLAUSE_REFUSALS:
+        if test(s):
+            raise Refuse(rid)
     a, b = argument(subj), argument(obj)
     if a.start > 0 and doc[a.start - 1].text == ":" and a[0].text[:1].isupper():
         raise Refuse("entity_swap.subject_after_colon")
-    if plan is None and _number_unsure(obj):
-        raise Refuse("entity_swap.zero_plural_object")
+    dets = {c.lower_ for c in _kids(obj, "det")} - {"some"}  # a zero plural (fish, sheep) with no determiner but some
+    if plan is None and obj.lower_ in words("zero_plurals") and not dets and not _kids(obj, "nummod"):
+        raise Refuse("entity_swap.zero_plural_object")  # its number is a guess
     if any(t.dep_ == "amod" and any(n.dep_ == "nummod" and n.i > t.i for n in span) for span in (a, b) for t in span):
         raise Refuse("entity_swap.adjective_before_count")
-    names_in_s = any(
-        (t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0) and t.lower_.endswith("s") for t in (subj, obj)
-    )
-    if names_in_s and plan is None:  # an infinitive agrees with neither
+    names = [t for t in (subj, obj) if t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0]
+    if plan is None and any(t.lower_.endswith("s") for t in names):  # an infinitive agrees with neither
         raise Refuse("entity_swap.proper_noun_in_s")
     words_a, words_b = ({t.lower_ for t in span if t.is_alpha and not t.is_stop} for span in (a, b))
     if words_a <= words_b or words_b <= words_a:  # "a toy train ... a toy car" keeps two participants
         raise Refuse("entity_swap.shared_word")
-    if bare and obj.lower_ in words("fixed_bare_nouns"):
+    if s.bare and obj.lower_ in words("fixed_bare_nouns"):
         raise Refuse("entity_swap.fixed_phrase")  # "will enter orbit", "encrypted by default": no participant
-    headline = not any(c.dep_ in ("det", "poss") for c in subj.children)
     # "oil pipeline to the coast": a modified object keeps a phrase of direction (in China, after the vote: the event's)
-    unmarked = obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in obj.children)
-    towards = ("to", "into", "toward", "towards", "across", "between")
-    stranded = [m for m in dep_matches(doc, "entity_swap.object_with_its_phrase") if m[0] == obj]
-    if headline and any(bare or unmarked and m[1].lower_ in towards for m in stranded):
+    unmarked = _bare(obj, ("det", "poss", "nummod"))
+    stranded = [m[1] for m in dep_matches(doc, "entity_swap.object_with_its_phrase") if m[0] == obj]  # its pattern
+    headline_subject = not _kids(subj, "det", "poss")
+    if headline_subject and any(s.bare or unmarked and p.lower_ in words("direction_prepositions") for p in stranded):
         raise Refuse("entity_swap.object_with_its_phrase")  # "approve pipeline to the coast": the phrase is its
     tokens = [t.text_with_ws for t in doc]
     if plan is not None:
@@ -128,9 +130,8 @@ def entity_swap(doc, ctx=None) -> Made:
         aux = _agreeing_auxiliary(root, a, b)
         tokens[aux.i] = match_case(table("auxiliary_agreement")[aux.lower_], aux.text) + aux.whitespace_
         rule += "_agreement"  # entity_swap:subject_object_agreement, entity_swap:passive_agent_agreement
-    tail_a, tail_b = a[-1].whitespace_, b[-1].whitespace_
-    out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + tail_a
-    out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + tail_b + "".join(tokens[b.end :])
+    out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + a[-1].whitespace_
+    out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + b[-1].whitespace_ + "".join(tokens[b.end :])
     return Made(out.strip(), rule)
 
 
@@ -138,13 +139,10 @@ def _second_verb_of_subject(root, obj) -> bool:
     """A verb after the object whose unstated subject is the root's ("failed to take the city", "to force
     talks", "before leaving"): the swap would give it the object. A headline's comma-joined one stays."""
     doc = root.doc
-    listed = headline(doc) and not any(c.dep_ == "cc" for c in root.children)
+    listed = headline(doc) and not _kids(root, "cc")
     for _, c, *pcomp in dep_matches(doc, "entity_swap.subject_of_second_verb"):  # its pattern: the verbs
-        if c.i <= obj.i or c.dep_ == "prep" and c.lower_ not in words("subject_adverbials"):
-            continue
-        if listed and c.dep_ == "conj" and doc[c.i - 1].text == ",":
-            continue
-        if not any(k.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for k in (pcomp or [c])[0].children):
+        comma_joined = listed and c.dep_ == "conj" and doc[c.i - 1].text == ","
+        if c.i > obj.i and not comma_joined and not _kids((pcomp or [c])[0], "nsubj", "nsubjpass", "expl", "csubj"):
             return True
     return False
 
@@ -152,9 +150,7 @@ def _second_verb_of_subject(root, obj) -> bool:
 def _agreeing_auxiliary(root, a, b):
     """The auxiliary between the arguments that a swap of numbers re-agrees ("is" -> "are") in a caption."""
     doc = root.doc
-    aux = next(
-        (c for c in root.children if c.dep_ in ("aux", "auxpass") and c.lower_ in table("auxiliary_agreement")), None
-    )
+    aux = next((c for c in _kids(root, "aux", "auxpass") if c.lower_ in table("auxiliary_agreement")), None)
     if aux is None or not a.end <= aux.i < b.start:
         raise Refuse("entity_swap.number_disagrees")
     if len(doc) > 12 or any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") or t.text in (",", ";") for t in doc):
