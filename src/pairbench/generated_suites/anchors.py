@@ -56,8 +56,8 @@ def read_pairs(
         rows = _rows(path)
         if not rows:
             raise PairbenchError(f"{path}: no rows; point `data`/`split` at a file with sentence pairs")
+        total += len(rows)
         for where, fields in rows:
-            total += 1
             problem = _row_problem(where, fields, min_score, score_max)
             if problem:
                 problems.append(problem)
@@ -81,15 +81,13 @@ def pick(rng, items: list, k: int) -> list:
 def select_anchors(pairs, *, max_anchors=None, seed=0) -> list[tuple[str, str]]:
     """Distinct anchors (first pair of each sentence1; A != P; a pair already kept in the other
     order is skipped, so every anchor has its own positive control), then a seeded sample."""
-    seen: set[str] = set()
-    pairs_kept: set[tuple[str, str]] = set()
+    seen: set = set()  # the anchors kept, and their pairs in sorted order
     kept = []
     for a, p in pairs:
         key = tuple(sorted((a, p)))
-        if a in seen or a.lower() == p.lower() or key in pairs_kept:
+        if a in seen or a.lower() == p.lower() or key in seen:
             continue
-        seen.add(a)
-        pairs_kept.add(key)
+        seen |= {a, key}
         kept.append((a, p))
     if max_anchors is not None and len(kept) > max_anchors:
         kept = pick(np.random.default_rng(seed), kept, max_anchors)

@@ -59,12 +59,10 @@ def _graded_rows(path: Path) -> list[tuple[int, dict]]:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             header = handle.readline()
             handle.seek(0)
-            # a tab, else a spreadsheet's separator: ';' where the decimal mark is a comma, else ','
+            # a tab (read unquoted, as written), else a spreadsheet's separator: ';' (a decimal comma's) or ','
             delimiter = max(("\t", ";", ","), key=lambda d: (header.count(d), d == "\t"))
-            tsv = delimiter == "\t" or not header.count(delimiter)
-            reader = csv.DictReader(
-                handle, **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tsv else {"delimiter": delimiter})
-            )
+            quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+            reader = csv.DictReader(handle, delimiter=delimiter, quoting=quoting)
             missing = [c for c in ("pair_id", "valid") if c not in (reader.fieldnames or [])]
             if missing:
                 raise PairbenchError(
@@ -146,17 +144,16 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
     if not audit["graded"]:
         return section
     graded = read_graded(audit["graded"], sample, sample_path)
-    section["per_rule"] = precision_table(graded, 1)
+    per_rule = section["per_rule"] = precision_table(graded, 1)
     section["per_category"] = precision_table(graded, 0)
     floor = audit["min_precision"]
     if floor is not None:
-        dropped = sorted(rule for rule, row in section["per_rule"].items() if row["precision_low"] < floor)
-        section["dropped_rules"] = dropped
+        dropped = section["dropped_rules"] = sorted(r for r, row in per_rule.items() if row["precision_low"] < floor)
         for row in generated.rows:
             if row[5] in dropped:
                 generated.refuse(row[1], "check.audit")
         kept = [row for row in generated.rows if row[5] not in dropped]
-        _check_left(name, floor, section["per_rule"], generated.rows, kept)
+        _check_left(name, floor, per_rule, generated.rows, kept)
         generated.rows = kept
     return section
 
@@ -176,9 +173,8 @@ def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
         low = {rule: per_rule.get(rule, {}).get("precision_low", 0.0) for rule in rules}
         lows = ", ".join(f"{rule} {low[rule]:.2f}" for rule in rules[:10])
         more = f" and {len(rules) - 10} more" if len(rules) > 10 else ""
-        highest = max(low.values())
         raise PairbenchError(
             f"generated suite {name!r}: audit.min_precision {floor:g} drops every rule that makes a {what} "
             f"(precision_low: {lows}{more}), so no {what} is left and no statistic can be computed; check "
-            f"the grades, or set {key} to at most {highest:.2f} (the highest of these) or remove it"
+            f"the grades, or set {key} to at most {max(low.values()):.2f} (the highest of these) or remove it"
         )

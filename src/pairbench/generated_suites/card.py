@@ -21,11 +21,9 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
     rows = generated.rows
     by_category = Counter(r[1] for r in rows)
     by_rule = Counter(r[5] for r in rows)
-    rng = np.random.default_rng(settings.seed)
-    examples = {}
-    for rule in sorted(by_rule):
-        picked = pick(rng, [r for r in rows if r[5] == rule], N_EXAMPLES)
-        examples[rule] = [{"sentence1": r[2], "sentence2": r[3]} for r in picked]
+    rng = np.random.default_rng(settings.seed)  # drawn rule by rule, in sorted order
+    picked = {rule: pick(rng, [r for r in rows if r[5] == rule], N_EXAMPLES) for rule in sorted(by_rule)}
+    examples = {rule: [{"sentence1": r[2], "sentence2": r[3]} for r in some] for rule, some in picked.items()}
     n = generated.n_anchors
     payload = {
         "suite": name,
@@ -34,8 +32,7 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
         "parser": {
             "source": settings.parser,
             "name": f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}",
-            "version": nlp.meta.get("version"),
-            "spacy_version": nlp.meta.get("spacy_version"),
+            **{key: nlp.meta.get(key) for key in ("version", "spacy_version")},
         },
         "n_anchors": n,
         "n_anchors_with_control": by_category.get("positive_control", 0),

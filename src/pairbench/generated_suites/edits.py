@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from lemminflect import getAllLemmas, getInflection, getLemma
 
-from pairbench.generated_suites.lexicon import saying, table, words
+from pairbench.generated_suites.lexicon import saying, table
 from pairbench.generated_suites.patterns import dep_matches, matches
 
 
@@ -79,17 +79,15 @@ def claim_clause(doc):
     if not _saying_claim(root):
         return root
     reported = [c for c in root.children if c.dep_ == "ccomp"]
-    after = doc[root.i + 1].tag_ if root.i + 1 < len(doc) else ""
-    missed = any(t.dep_ == "mark" and t.lower_ == "that" for t in doc[root.i + 1 :]) or after in ("VBG", "VB")
-    if len(reported) != 1 and missed:
-        raise Refuse("anchor.saying_claim_missed")
-    if len(reported) == 1 and _saying_claim(reported[0]):
-        raise Refuse("anchor.report_of_report")
     if len(reported) != 1:
-        if root.i > 0 and doc[root.i - 1].dep_ in ("nsubj",) and any(t.text in (",", '"') for t in doc[: root.i]):
+        if _at(doc, "anchor.saying_claim_missed", root):
+            raise Refuse("anchor.saying_claim_missed")
+        if _at(doc, "anchor.reporting_clause_alone", root, end=True):
             raise Refuse("anchor.reporting_clause_alone")
         return root
     clause = reported[0]
+    if _saying_claim(clause):
+        raise Refuse("anchor.report_of_report")
     if clause.pos_ not in ("VERB", "AUX") or not has_subject(clause):
         raise Refuse("anchor.reported_claim_verbless")
     return clause
@@ -129,16 +127,19 @@ def single_clause(doc):
 def clear_scope(doc, root) -> None:
     """Refuse a clause whose change would rest on a doubtful parse ("Rogers, Videotron extend reach")."""
     verb = min([c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i] + [root], key=lambda t: t.i)
-    before = doc[verb.i - 1] if verb.i > 0 else None
-    if before is not None and before.tag_.startswith("VB") and before.dep_ not in ("aux", "auxpass"):
+    if _at(doc, "anchor.two_verbs_in_a_row", verb, end=True):
         raise Refuse("anchor.two_verbs_in_a_row")
     if any(m[1] == root for m in dep_matches(doc, "anchor.unattached_finite_verb")):
         raise Refuse("anchor.unattached_finite_verb")
     if (headline(doc) or doc.text.islower()) and _noun_verb_doubt(doc, root, verb):
         raise Refuse("anchor.headline_verb_may_be_noun")
-    lead = [t for t in doc[: verb.i] if t.lower_ in words("subordinators")]
-    if lead and not any(t.text in (",", ";", ":") for t in doc[lead[-1].i : verb.i]):
+    if _at(doc, "anchor.subordinator_before_verb", verb, end=True):
         raise Refuse("anchor.subordinator_before_verb")
+
+
+def _at(doc, rid: str, token, end: bool = False) -> bool:
+    """A span of id ``rid``'s token patterns starts (``end``: ends) at ``token`` (registry/anchor.yaml)."""
+    return any((span.end - 1 if end else span.start) == token.i for span in matches(doc, rid))
 
 
 def headline(doc) -> bool:
@@ -157,11 +158,11 @@ def headline_plan(doc, root):
     if not headline(doc) or title_case(doc) or root.tag_ not in ("VB", "VBN"):
         return None
     auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
-    forms = [a.lower_ for a in auxes]
-    if forms != (["to"] if root.tag_ == "VB" else ["to", "be"]) or auxes[-1].i != root.i - 1:
+    forms = [a.lower_ for a in auxes]  # "to" or "to be", right before the verb
+    if forms != (["to"] if root.tag_ == "VB" else ["to", "be"]) or auxes[0].i != root.i - len(auxes):
         return None
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < auxes[0].i), None)
-    if subject is None or doc[auxes[0].i - 1].tag_ in ("``", "''") or auxes[0].i + 1 < root.i - 1:
+    if subject is None or doc[auxes[0].i - 1].tag_ in ("``", "''"):
         return None
     complements = ("dobj", "attr", "acomp", "xcomp", "ccomp", "dative", "oprd", "prt")
     modified = any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in subject.children)
@@ -187,7 +188,8 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
     if before is not None and before.tag_ in ("NN", "NNS", "NNP") and can_be(root, "NOUN") and not has_object:
         mistagged = before.tag_ != "NNP" and not can_be(before, "NOUN")  # "Videotron extend reach"
         mistagged |= before.lower_.endswith("ing") and before.i == 0  # "Housing starts": one noun
-        if mistagged or (can_be(before, "VERB", unknown=False) and _subject_for(doc, before)):
+        subject = _at(doc, "anchor.headline_verb_may_be_noun", before, end=True)  # "FAA lifts", "Rogers, X extend"
+        if mistagged or (subject and can_be(before, "VERB", unknown=False)):
             return True
     later = [t for t in doc[root.i + 1 :] if t.tag_ == "NNS" and t.lower_.endswith("s") and t.dep_ != "pobj"]
     return any(can_be(t, "VERB", unknown=False) and not noun_phrase_head(doc, t) for t in later)
@@ -195,20 +197,7 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
 
 def noun_phrase_head(doc, word) -> bool:
     """A plural with a noun's modifier ("new sanctions", "US hacking claims"): a noun, never the missed verb."""
-    modified = any(c.dep_ in ("amod", "det", "nummod", "poss") for c in word.children)
-    named = any(c.dep_ == "compound" and c.tag_ in ("NNP", "NNPS", "NNS") for c in word.children)
-    return named or modified or doc[word.i - 1].tag_ in ("JJ", "DT", "PRP$", "CD")
-
-
-def _subject_for(doc, word) -> bool:
-    """The words before ``word`` could be its subject were it a verb ("FAA lifts", "Rogers, Videotron extend")."""
-    if word.i == 0:
-        return False
-    prev = doc[word.i - 1]
-    if word.lower_.endswith("s"):
-        return prev.tag_ in ("NN", "NNP") or prev.lower_ in ("he", "she", "it")
-    listed = any(t.text == "," or t.lower_ == "and" for t in doc[: word.i])
-    return prev.tag_ in ("NNS", "NNPS") or prev.lower_ in ("i", "we", "you", "they") or (listed and prev.tag_ == "NNP")
+    return any(m[0] == word for m in dep_matches(doc, "anchor.headline_verb_may_be_noun"))
 
 
 def finite_verb(root):
@@ -217,7 +206,7 @@ def finite_verb(root):
     finite = auxes[0] if auxes else root
     if finite.tag_ not in ("MD", "VBZ", "VBP", "VBD") or finite.pos_ not in ("VERB", "AUX"):
         raise Refuse("anchor.no_finite_verb")
-    if finite.text.startswith("'") and finite.lower_ not in ("'s", "'re", "'m"):
+    if _at(finite.doc, "anchor.contracted_auxiliary", finite):
         raise Refuse("anchor.contracted_auxiliary")
     return finite, bool(auxes)
 

@@ -36,26 +36,19 @@ from pairbench.generated_suites.vetoes import anchor_veto, pair_veto, paraphrase
 
 log = logging.getLogger(__name__)
 
-RULES = {
-    "negation": negation,
-    "numerical": numerical,
-    "entity_swap": entity_swap,
-    "temporal": temporal,
-    "quantifier": quantifier,
-    "hedging": hedging,
-    "near_miss": near_miss,
+# Each category's main rule, then narrower rules tried, in order, only for an anchor the main rule refused;
+# they never draw from the generator's random stream, so the main rules' pairs stay as they are.
+CHAINS = {
+    "negation": (negation, negation_caption),
+    "numerical": (numerical, numerical_step, numerical_one),
+    "entity_swap": (entity_swap, entity_swap_caption),
+    "temporal": (temporal, temporal_opening, temporal_headline, temporal_sequence),
+    "quantifier": (quantifier, quantifier_positional, quantifier_caption),
+    "hedging": (hedging, hedging_caption),
+    "near_miss": (near_miss, near_miss_attribute),
 }
-# Narrower rules tried, in order, only for an anchor whose category's main rule refused it; they
-# never draw from the generator's random stream, so the main rules' pairs stay as they are.
-FALLBACKS = {
-    "negation": (negation_caption,),
-    "entity_swap": (entity_swap_caption,),
-    "hedging": (hedging_caption,),
-    "numerical": (numerical_step, numerical_one),
-    "quantifier": (quantifier_positional, quantifier_caption),
-    "near_miss": (near_miss_attribute,),
-    "temporal": (temporal_opening, temporal_headline, temporal_sequence),
-}
+RULES = {category: chain[0] for category, chain in CHAINS.items()}
+FALLBACKS = {category: chain[1:] for category, chain in CHAINS.items()}
 SUITE_COLUMNS = ("pair_id", "category", "sentence1", "sentence2", "anchor", "rule")
 
 
@@ -100,18 +93,17 @@ def apply_rule(category: str, doc, ctx: Context, rule=None):
 
 def apply_rules(category: str, doc, ctx: Context, out: Generated):
     """The main rule's pair, else the first fallback's; when all refuse, raise the main rule's refusal."""
-    try:
-        return apply_rule(category, doc, ctx)
-    except Refuse as why:
-        refusal = why
-    for rule in FALLBACKS.get(category, ()):
+    refusals = []
+    for rule in CHAINS[category]:
         try:
             made = apply_rule(category, doc, ctx, rule)
-        except Refuse:
+        except Refuse as why:
+            refusals.append(why)
             continue
-        out.fallback_rules.add(made.rule)
+        if refusals:  # a fallback's pair
+            out.fallback_rules.add(made.rule)
         return made
-    raise refusal
+    raise refusals[0]
 
 
 def control_refusal(a: str, p: str) -> str | None:

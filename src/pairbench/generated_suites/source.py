@@ -53,15 +53,11 @@ def pair_language(a: str, p: str) -> str:
 
 def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[list[tuple[str, str]], dict]:
     """The pairs in ``lang`` and a report of those refused, by language; stops when none is left."""
-    kept, refused, examples = [], Counter(), []
-    for a, p in pairs:
-        found = pair_language(a, p)
-        if found == lang:
-            kept.append((a, p))
-            continue
-        refused[found] += 1
-        if len(examples) < N_EXAMPLES:
-            examples.append({"sentence1": a, "sentence2": p, "language": found})
+    found = [pair_language(a, p) for a, p in pairs]
+    kept = [pair for pair, code in zip(pairs, found) if code == lang]
+    others = [(a, p, code) for (a, p), code in zip(pairs, found) if code != lang]
+    refused = Counter(code for _, _, code in others)
+    examples = [{"sentence1": a, "sentence2": p, "language": code} for a, p, code in others[:N_EXAMPLES]]
     found_in = ", ".join(f"{code} {n}" for code, n in refused.most_common(5))
     if not kept:
         raise PairbenchError(
