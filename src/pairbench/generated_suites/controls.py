@@ -7,96 +7,87 @@ from __future__ import annotations
 import re
 
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.patterns import dep_matches, matches
 from pairbench.generated_suites.vetoes import fragment_veto
 
 CONTENT = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
 
 
-def _words(doc) -> set[str]:
-    return {t.lower_ for t in doc} | {t.lemma_.lower() for t in doc}
+def _first(doc, rid: str) -> list:
+    """The first token of each match of id ``rid``'s token pattern."""
+    return [m[0] for m in matches(doc, rid)]
 
 
-def _stems(doc) -> set[str]:
-    return {t.lower_[:4] for t in doc if len(t) >= 4 and t.is_alpha}
+def _open_compounds(doc) -> list:
+    """The compounds written apart (its pattern: fire fighters, skate boarder; not out side, black bird)."""
+    return [(m[0], m[1]) for m in matches(doc, "positive_control.split_word")]
 
 
 def _unmatched(doc, other) -> list:
     """The content words of ``doc`` that ``other`` has in no form (firefighter / fire fighters alike)."""
-    pairs = [(x, y) for x, y in zip(other, other[1:]) if _open_compound(x, y)]
-    words, stems = _words(other) | {x.lower_ + w for x, y in pairs for w in (y.lower_, y.lemma_)}, _stems(other)
-    joins = {(x, y): {x.lower_ + y.lower_, x.lower_ + y.lemma_} for x, y in zip(doc, doc[1:]) if _open_compound(x, y)}
-    split = {t.i for (x, y), forms in joins.items() if forms & words for t in (x, y)}
+    forms = {t.lower_ for t in other} | {t.lemma_.lower() for t in other}
+    forms |= {x.lower_ + w for x, y in _open_compounds(other) for w in (y.lower_, y.lemma_)}
+    stems = {t.lower_[:4] for t in other if len(t) >= 4 and t.is_alpha}
+    split = {t.i for x, y in _open_compounds(doc) if {x.lower_ + y.lower_, x.lower_ + y.lemma_} & forms for t in (x, y)}
     return [
         t
         for t in doc
         if t.pos_ in CONTENT
         and t.i not in split
-        and t.lower_ not in words
-        and t.lemma_.lower() not in words
+        and t.lower_ not in forms
+        and t.lemma_.lower() not in forms
         and not (len(t) >= 4 and t.lower_[:4] in stems)
     ]
 
 
-def _modifiers(doc, other, unmatched) -> dict[str, set[str]]:
-    """Per noun lemma both sentences hold: its adjectives among ``unmatched``."""
+def _either_way(differs):
+    """``differs(doc, other)`` tried on the anchor and the paraphrase, then the other way round."""
+    return lambda da, dp: differs(da, dp) or differs(dp, da)
+
+
+def _modified(doc, other) -> dict[str, bool]:
+    """Per noun lemma both sentences hold: whether ``doc`` gives it an adjective (its pattern) ``other`` lacks."""
     shared = {t.lemma_.lower() for t in other if t.pos_ == "NOUN"}
-    lone = {t.i for t in unmatched}
-    out: dict[str, set[str]] = {}
-    for t in doc:
-        if t.pos_ == "NOUN" and t.lemma_.lower() in shared:
-            mods = {c.lower_ for c in t.children if c.dep_ == "amod" and c.pos_ == "ADJ" and c.i in lone and c.i < t.i}
-            out.setdefault(t.lemma_.lower(), set()).update(mods)
+    lone = {t.i for t in _unmatched(doc, other)}
+    out = {t.lemma_.lower(): False for t in doc if t.pos_ == "NOUN" and t.lemma_.lower() in shared}
+    for noun, adjective in dep_matches(doc, "positive_control.modifier_one_side"):
+        if adjective.i in lone and noun.lemma_.lower() in out:
+            out[noun.lemma_.lower()] = True
     return out
 
 
-def _modifier_added(da, dp, ua, up) -> str | None:
-    ma, mp = _modifiers(da, dp, ua), _modifiers(dp, da, up)
-    one_side = any(bool(mods) != bool(mp[noun]) for noun, mods in ma.items() if noun in mp)
-    return "positive_control.modifier_one_side" if one_side else None
+def _modifier_added(da, dp) -> bool:
+    ma, mp = _modified(da, dp), _modified(dp, da)
+    return any(ma[noun] != mp[noun] for noun in ma.keys() & mp.keys())
 
 
-def _noun_dropped(ua, up) -> str | None:
-    for lone, other in ((ua, up), (up, ua)):
-        nouns = [t for t in lone if t.pos_ == "NOUN" and t.lemma_.lower() not in words("light_nouns")]
-        if nouns and not [t for t in other if t.pos_ != "ADV"]:  # "Still, ..." / "But ...": no stand-in
-            return "positive_control.noun_dropped"
-    return None
+def _noun_dropped(doc, other) -> bool:
+    """A noun (not a light one) ``doc`` alone has, where ``other`` has nothing in its place ("Still, ...": an adverb)."""
+    nouns = [t for t in _unmatched(doc, other) if t.pos_ == "NOUN" and t.lemma_.lower() not in words("light_nouns")]
+    return bool(nouns) and not [t for t in _unmatched(other, doc) if t.pos_ != "ADV"]
 
 
-def _number_differs(da, dp) -> str | None:
-    """A noun singular in one sentence and plural in the other ("the drums" / "the drum"), not in a compound."""
-
-    def forms(doc):
-        return {(t.lemma_.lower(), t.tag_, t.lower_) for t in doc if t.tag_ in ("NN", "NNS") and t.dep_ != "compound"}
-
-    fa, fp = forms(da), forms(dp)
-    for lemma, tag, text in fa - fp:
-        same = [(g, x) for m, g, x in fp if m == lemma]
-        if any(g != tag and x != text for g, x in same) and all(g != tag for g, _ in same):
-            return "positive_control.noun_number"
-    return None
+def _number_differs(da, dp) -> bool:
+    """A noun (its pattern: not in a compound) singular in one sentence and plural in the other (the drums / drum)."""
+    rid = "positive_control.noun_number"
+    fa, fp = ({(t.lemma_.lower(), t.tag_, t.lower_) for t in _first(d, rid)} for d in (da, dp))
+    return any(  # the other sentence has the noun in the other number only
+        all(g != tag for m, g, _ in fp if m == lemma) and any(m == lemma and x != text for m, _, x in fp)
+        for lemma, tag, text in fa - fp
+    )
 
 
-def _degree_differs(da, dp) -> str | None:
-    """An adjective or adverb in one sentence, its comparative or superlative in the other (late / later)."""
-    for doc, other in ((da, dp), (dp, da)):
-        words = {t.lower_ for t in other}
-        for t in doc:
-            if t.pos_ in ("ADJ", "ADV") and t.lower_ not in words:
-                grown = {t.lower_ + e for e in ("r", "er", "st", "est")} | {t.lower_[:-1] + "ier"}
-                if grown & words:
-                    return "positive_control.comparative"
-    return None
+def _degree_differs(doc, other) -> bool:
+    """An adjective or adverb in ``doc``, its comparative or superlative in ``other`` (late / later)."""
+    texts = {t.lower_ for t in other}
+    lone = [t.lower_ for t in doc if t.pos_ in ("ADJ", "ADV") and t.lower_ not in texts]
+    return any(({w + e for e in ("r", "er", "st", "est")} | {w[:-1] + "ier"}) & texts for w in lone)
 
 
 def _plan(doc) -> bool:
-    """A headline's plan ("to take over"), Title Case too: wider than ``edits.headline_plan``."""
-    for r in (t for t in doc if t.dep_ == "ROOT" and t.tag_ == "VB"):
-        kids = {c.tag_ for c in r.children} | {(c.dep_, c.lower_) for c in r.children}
-        if ("aux", "to") in kids and not kids & {"MD", "VBZ", "VBP", "VBD"}:
-            return True
-    return False
+    """A headline's plan ("to take over", its pattern), Title Case too: wider than ``edits.headline_plan``."""
+    plans = dep_matches(doc, "positive_control.plan_and_event")  # a plan's verb has no finite or modal child
+    return any(not {c.tag_ for c in m[0].children} & {"MD", "VBZ", "VBP", "VBD"} for m in plans)
 
 
 # A text that may hold a stray possessive ("Snowden's hits hurdles", "it's tongue"): only such are parsed.
@@ -112,48 +103,49 @@ def other_paraphrase_veto(text: str, nlp) -> str | None:
     return why
 
 
-def _open_compound(x, y) -> bool:
-    """A compound written apart (fire fighters, skate boarder; not out side, black bird): noun, noun or verb."""
-    return x.pos_ == "NOUN" and y.pos_ in ("NOUN", "VERB") and not (x.is_stop or y.is_stop)
+def _demonstrative_number(da, dp) -> bool:
+    """A demonstrative (its pattern) of the other number in the other sentence (these rules / this rule)."""
+    ta, tp = ({t.lower_ for t in _first(d, "positive_control.demonstrative_number")} for d in (da, dp))
+    return any(table("demonstrative_numbers")[w] in tp - ta for w in ta)
 
 
-def _form_difference(da, dp) -> str | None:
-    """A demonstrative's number, a possessive as a pronoun (your / you), a tense with an adverb added
-    (had / have just had), or a qualifier in one sentence only."""
+def _possessive_as_pronoun(da, dp) -> bool:
+    """A possessive written as its pronoun in the paraphrase (your account / you account)."""
     la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
-    if any(table("demonstrative_numbers")[w] in _demonstratives(dp) - _demonstratives(da) for w in _demonstratives(da)):
-        return "positive_control.demonstrative_number"
     pairs, bigrams = table("possessive_pronouns"), list(zip(lp, lp[1:]))
-    if any(a in pairs and (pairs[a], b) in bigrams and (a, b) not in bigrams for a, b in zip(la, la[1:])):
-        return "positive_control.possessive_pronoun"
-    if _tense(da) != _tense(dp) and None not in (_tense(da), _tense(dp)) and (_early_adverbs(da) ^ _early_adverbs(dp)):
-        return "positive_control.tense_aspect"
-    if len({any(f" {q} " in f" {' '.join(s)} " for q in words("control_qualifiers")) for s in (la, lp)}) > 1:
-        return "positive_control.qualifier_dropped"  # "also", "as well": words or a two-word qualifier
-    return None
+    return any(a in pairs and (pairs[a], b) in bigrams and (a, b) not in bigrams for a, b in zip(la, la[1:]))
 
 
-def _split_word(da, dp) -> str | None:
+def _tense_differs(da, dp) -> bool:
+    """The main verb in another tense or aspect, with an adverb added before it (had / have just had)."""
+    tenses = {_tense(da), _tense(dp)}
+    return len(tenses) == 2 and None not in tenses and bool(_early_adverbs(da) ^ _early_adverbs(dp))
+
+
+def _qualified(doc) -> bool:
+    """A qualifier of ``control_qualifiers`` ("also", "as well": a word or two) in the sentence."""
+    text = f" {' '.join(t.lower_ for t in doc)} "
+    return any(f" {q} " in text for q in words("control_qualifiers"))
+
+
+def _split_word(da, dp) -> bool:
     """Two words of one sentence that, joined, are a word of the other only (out side / outside)."""
     la, lp = [t.lower_ for t in da], [t.lower_ for t in dp]
     lone_a = {t.lower_ for t in da if t.is_alpha and len(t) >= 4 and t.lower_ not in lp and t.lemma_.lower() not in lp}
     lone_p = {t.lower_ for t in dp if t.is_alpha and len(t) >= 4 and t.lower_ not in la and t.lemma_.lower() not in la}
-    joined = {x.lower_ + y.lower_ for d in (da, dp) for x, y in zip(d, d[1:]) if not _open_compound(x, y)}
+    opens = {x for d in (da, dp) for x, _ in _open_compounds(d)}  # their first words
+    joined = {x.lower_ + y.lower_ for d in (da, dp) for x, y in zip(d, d[1:]) if x not in opens}
     closed = words("closed_compounds")  # never two words: "out side" misspelt even where the other has no outside
     splits = [
         {x.lower_ + y.lower_ for x, y in zip(d, d[1:]) if x.whitespace_ and x.lower_ + y.lower_ in closed}
         for d in (da, dp)
     ]
-    return "positive_control.split_word" if (lone_a | lone_p) & joined or splits[0] ^ splits[1] else None
-
-
-def _demonstratives(doc) -> set[str]:
-    return {t.lower_ for t in doc if t.lower_ in words("demonstrative_numbers") and t.tag_ == "DT"}
+    return bool((lone_a | lone_p) & joined or splits[0] ^ splits[1])
 
 
 def _early_adverbs(doc) -> set[str]:
-    """The adverbs before the main verb (have just had, has now passed)."""
-    return {t.lower_ for r in doc if r.dep_ == "ROOT" for t in r.children if t.dep_ == "advmod" and t.i < r.i}
+    """The adverbs before the main verb (have just had, has now passed): its pattern's second node."""
+    return {m[1].lower_ for m in dep_matches(doc, "positive_control.tense_aspect")}
 
 
 def _tense(doc) -> tuple | None:
@@ -169,36 +161,33 @@ def _tense(doc) -> tuple | None:
     return (finite[0].tag_ == "VBD", perfect)
 
 
-def _preposition_dropped(da, dp) -> str | None:
-    """A noun after a preposition in one sentence, the same verb's bare object in the other (on a couch / couch)."""
-    for doc, other in ((da, dp), (dp, da)):
-        for n in doc:
-            verb = n.head.head if n.dep_ == "pobj" and n.head.pos_ == "ADP" else None
-            if verb is None or not any(c.dep_ == "det" for c in n.children):
-                continue
-            same = [m for m in other if m.pos_ == n.pos_ and m.lemma_.lower() == n.lemma_.lower()]
-            bare = [m for m in same if m.dep_ in ("dobj", "npadvmod", "attr", "oprd") and m.head.lemma_ == verb.lemma_]
-            marks = ("det", "poss", "nummod", "predet")
-            if bare and not any(m.dep_ == "pobj" or any(c.dep_ in marks for c in m.children) for m in same):
-                return "positive_control.preposition_dropped"
-    return None
+def _preposition_dropped(doc, other) -> bool:
+    """A noun after a preposition in ``doc`` (its pattern), the same verb's bare object in ``other`` (on a couch / couch)."""
+    marks = ("det", "poss", "nummod", "predet")
+    for verb, _, noun, _ in dep_matches(doc, "positive_control.preposition_dropped"):
+        same = [m for m in other if m.pos_ == noun.pos_ and m.lemma_.lower() == noun.lemma_.lower()]
+        bare = [m for m in same if m.dep_ in ("dobj", "npadvmod", "attr", "oprd") and m.head.lemma_ == verb.lemma_]
+        if bare and not any(m.dep_ == "pobj" or any(c.dep_ in marks for c in m.children) for m in same):
+            return True
+    return False
+
+
+_CHECKS = (  # why the parsed (A, P) is no paraphrase after all, in order: (id, test of A's doc a and P's doc p)
+    ("positive_control.plan_and_event", lambda a, p: _plan(a) != _plan(p)),
+    ("positive_control.stray_possessive", lambda a, p: bool(matches(p, _STRAY)) and not matches(a, _STRAY)),
+    ("positive_control.split_word", _split_word),
+    ("positive_control.preposition_dropped", _either_way(_preposition_dropped)),
+    ("positive_control.modifier_one_side", _modifier_added),
+    ("positive_control.noun_dropped", _either_way(_noun_dropped)),
+    ("positive_control.noun_number", _number_differs),
+    ("positive_control.comparative", _either_way(_degree_differs)),
+    ("positive_control.demonstrative_number", _demonstrative_number),
+    ("positive_control.possessive_pronoun", _possessive_as_pronoun),
+    ("positive_control.tense_aspect", _tense_differs),
+    ("positive_control.qualifier_dropped", lambda a, p: _qualified(a) != _qualified(p)),
+)
 
 
 def detail_difference(da, dp) -> str | None:
     """Why the parsed (A, P) is no paraphrase after all (a detail added, dropped or changed), or None."""
-    if _plan(da) != _plan(dp):
-        return "positive_control.plan_and_event"
-    if matches(dp, _STRAY) and not matches(da, _STRAY):
-        return "positive_control.stray_possessive"
-    if _split_word(da, dp):
-        return "positive_control.split_word"
-    if _preposition_dropped(da, dp):
-        return "positive_control.preposition_dropped"
-    ua, up = _unmatched(da, dp), _unmatched(dp, da)  # the words each sentence has and the other lacks
-    return (
-        _modifier_added(da, dp, ua, up)
-        or _noun_dropped(ua, up)
-        or _number_differs(da, dp)
-        or _degree_differs(da, dp)
-        or _form_difference(da, dp)
-    )
+    return next((rid for rid, differs in _CHECKS if differs(da, dp)), None)

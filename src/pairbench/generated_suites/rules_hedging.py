@@ -17,8 +17,8 @@ from pairbench.generated_suites.edits import (
     rebuild,
     verb_lemmas,
 )
-from pairbench.generated_suites.lexicon import saying, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.lexicon import saying, table, words
+from pairbench.generated_suites.patterns import dep_matches, matches
 from pairbench.generated_suites.presuppositions import framed
 from pairbench.generated_suites.rules_clause import (
     adjective_fragment,
@@ -40,21 +40,21 @@ def hedging(doc, ctx=None) -> Made:
     clear_scope(doc, root)
     if (why := framed(doc, root)) is not None:
         raise Refuse(why)
-    hedges = words("hedge_adverbs") | words("hedge_words")
-    present = [t for t in doc if t.lower_ in hedges and t.tag_ != "NNP"]  # "in May": a month
-    if present:
+    if present := [m[0] for m in matches(doc, "hedging.remove_adverb")]:  # its pattern: a hedge word
         return _unhedge(doc, root, present)
-    if any(t.lower_ in words("certainty_adverbs") for t in doc):
+    if matches(doc, "hedging.certainty_adverb"):
         raise Refuse("hedging.certainty_adverb")
     negs = [c for c in root.children if c.dep_ == "neg"]
-    negated = negs or any(t.lower_ in words("negative_words") for t in doc)
+    negated = negs or matches(doc, "hedging.negated_clause")  # its pattern: a negative word
     plan = headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas may lead ...", as "will" -> "may"
     vowed = root.dep_ != "ROOT" and root.head.lemma_ != "say"  # "Hajj to go ahead, officials vow"
     if plan is not None and not vowed and not negated:
         return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
     finite, _ = finite_verb(root)
-    if (why := _speaker_own(root, finite) or ("hedging.sayer_own" if _sayer_own(root, finite) else None)) is not None:
+    if (why := _speaker_own(root, finite)) is not None:
         raise Refuse(why)
+    if _sayer_own(doc, root, finite):
+        raise Refuse("hedging.sayer_own")
     if negated:
         return _hedge_negated(doc, root, finite, negs)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
@@ -67,14 +67,13 @@ def hedging(doc, ctx=None) -> Made:
         raise Refuse("hedging.saying_alone")
     if finite.lower_ == "will" and finite.i != root.i:  # "will face charges" -> "may face charges"
         return Made(rebuild(doc, {finite.i: match_case("may", finite.text)}), "hedging:will_to_may")
-    if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc) and doc[0].lower_ in ("a", "an"):
-        if no_progressive(base) or base in words("stative_verbs"):
-            raise Refuse("hedging.stative_headline")
-        # a caption without its full stop ("a man walks two dogs"): what is seen, as it happens
+    present_headline = finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc)
+    caption = present_headline and doc[0].lower_ in ("a", "an")  # a caption without its full stop: "a man walks"
+    if present_headline and (base in words("stative_verbs") or caption and no_progressive(base)):
+        raise Refuse("hedging.stative_headline")
+    if caption:  # what is seen, as it happens
         return _hedge_progressive(doc, finite, base)
-    if finite.tag_ in ("VBZ", "VBP") and finite.i == root.i and headline(doc):
-        if base in words("stative_verbs"):
-            raise Refuse("hedging.stative_headline")
+    if present_headline:
         if base in saying("claim") | words("headline_disclosures") and not matches(doc, "hedging.reporting_headline"):
             raise Refuse("hedging.reporting_headline")  # "Police confirm ..."; not an act: "confirms Yellen as"
         if root.dep_ == "ccomp" and root.head.i > root.i and _bare_plural_subject(root):
@@ -124,29 +123,23 @@ def _bare_plural_subject(root) -> bool:
     return bare and subject.tag_ == "NNS"
 
 
-def _pronoun_appos(doc, root, finite) -> bool:
-    """ "I wood have asked": a word the parse hangs on a pronoun subject."""
-    subject = _subject(root, ("nsubj",))
-    return subject is not None and subject.tag_ == "PRP" and any(c.dep_ == "appos" for c in subject.children)
-
-
 _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id, test of doc d, root r, finite f)
     ("hedging.has_modal", lambda d, r, f: f.tag_ == "MD" and f.lower_ != "will"),
     ("hedging.contracted", lambda d, r, f: f.text.startswith("'")),
     ("hedging.adverb_before_verb", lambda d, r, f: f.i == r.i and adverb_before(d, r)),
     ("hedging.emphatic_do", lambda d, r, f: f.lemma_ == "do" and f.i != r.i),
     ("hedging.past_perfect", lambda d, r, f: f.lemma_ == "have" and f.tag_ == "VBD" and f.i != r.i),
-    ("hedging.be_to", lambda d, r, f: f.lemma_ == "be" and d[f.i + 1 : f.i + 2].text.lower() == "to"),
+    ("hedging.be_to", lambda d, r, f: any(m.start == f.i for m in matches(d, "hedging.be_to"))),
     ("hedging.hoped_claim", lambda d, r, f: r.dep_ == "ccomp" and verb_lemmas(r.head) & words("wishing_verbs")),
     ("hedging.wishing_present", lambda d, r, f: verb_base(r) in words("wishing_verbs") and f.tag_ in ("VBZ", "VBP")),
-    ("hedging.progressive_passive", lambda d, r, f: any(c.lower_ == "being" and "aux" in c.dep_ for c in r.children)),
     (
-        "hedging.adverb_after_be",
-        lambda d, r, f: f.lemma_ == "be" and d[f.i + 1 : f.i + 2].text.lower() in words("before_be"),
+        "hedging.progressive_passive",
+        lambda d, r, f: any(m[0] == r for m in dep_matches(d, "hedging.progressive_passive")),
     ),
+    ("hedging.adverb_after_be", lambda d, r, f: any(m.start == f.i for m in matches(d, "hedging.adverb_after_be"))),
     ("hedging.ongoing_headline", lambda d, r, f: headline(d) and f.i == r.i and verb_base(r) in words("ongoing_verbs")),
     ("hedging.caption_state", caption_state),
-    ("hedging.pronoun_appos", _pronoun_appos),
+    ("hedging.pronoun_appos", lambda d, r, f: any(m[0] == r for m in dep_matches(d, "hedging.pronoun_appos"))),
     ("hedging.subject_after_verb", lambda d, r, f: any(c.i > f.i for c in r.children if c.dep_ == "nsubj")),
 )
 
@@ -164,41 +157,36 @@ def _speaker_own(root, finite) -> str | None:
     return "hedging.speaker_now" if finite.tag_ in ("VBP", "VBZ") else "hedging.speaker_past" if acted else None
 
 
-def _sayer_own(root, finite) -> bool:
-    """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself."""
-    if root.dep_ != "ccomp" or root.head.dep_ != "ROOT" or finite.tag_ == "MD":
-        return False
-    subject = _subject(root)
-    sayer = _subject(root.head, ("nsubj",))  # who says it, never a passive
-    if subject is None or sayer is None or sayer.i > root.head.i:
-        return False
-    plural = sayer.tag_ in ("NNS", "NNPS") or sayer.lower_ in ("they", "we")
-    plural = plural or any(c.dep_ == "conj" for c in sayer.children)
-    # the pronoun agrees with the sayer ("Lawyers say it may remain focused": "it" is no lawyer)
-    return subject.lower_ in (("they", "we") if plural else ("he", "she", "it", "i"))
+def _sayer_own(doc, root, finite) -> bool:
+    """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself (its
+    pattern: the sayer before its verb of the main clause, the claim's pronoun subject)."""
+    numbers = table("subject_pronoun_numbers")
+    for _, claim, sayer, subject in dep_matches(doc, "hedging.sayer_own"):
+        plural = sayer.tag_ in ("NNS", "NNPS") or numbers.get(sayer.lower_) == "plural"
+        plural = plural or any(c.dep_ == "conj" for c in sayer.children)
+        # the pronoun agrees with the sayer ("Lawyers say it may remain focused": "it" is no lawyer)
+        if claim == root and finite.tag_ != "MD" and numbers[subject.lower_] == ("plural" if plural else "singular"):
+            return True
+    return False
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:
-    """ "is not" -> "might not be", "did not go" -> "might not have gone": "may not" reads as a ban too."""
-    others = [t for t in doc if t.lower_ in words("negative_words") and t not in negs]
+    """ "is not" -> "might not be", "did not go" -> "might not have gone" ("may not" reads as a ban too): what follows
+    not by the auxiliary's tag and lemma (lexicon negated_hedges); do needs its verb, a past do right after not."""
+    others = [m for m in matches(doc, "hedging.negated_clause") if m[0] not in negs]
     if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
         raise Refuse("hedging.negated_clause")
-    neg, edits = negs[0], {finite.i: match_case("might", finite.text)}
+    neg = negs[0]
     if neg.i + 1 < len(doc) and doc[neg.i + 1].lower_ in words("not_focus"):
         raise Refuse("negation.not_with_focus_word")
-    if finite.tag_ == "VBD" and finite.lemma_ in ("do", "be") and not finite.text.startswith("'"):  # past
-        if finite.lemma_ == "be":  # "was not" -> "might not have been"
-            edits[neg.i] = f"{neg.text} have been"
-        elif finite.i == root.i or root.i != neg.i + 1:
-            raise Refuse("hedging.negated_clause")  # "did not even go"
-        else:
-            edits |= {neg.i: f"{neg.text} have", root.i: inflect(verb_base(root), "VBN")}
-    elif finite.tag_ not in ("VBZ", "VBP") or finite.text.startswith("'"):
+    after = table("negated_hedges").get(f"{finite.tag_} {finite.lemma_}")  # None: refused
+    past_do = (finite.tag_, finite.lemma_) == ("VBD", "do")
+    bare_do = finite.lemma_ == "do" and (finite.i == root.i or past_do and root.i != neg.i + 1)  # "did not even go"
+    if after is None or finite.text.startswith("'") or bare_do:
         raise Refuse("hedging.negated_clause")
-    elif finite.lemma_ in ("be", "have"):  # "is not" -> "might not be"
-        edits[neg.i] = f"{neg.text} {finite.lemma_}"
-    elif finite.lemma_ != "do" or finite.i == root.i:  # "does not" -> "might not"
-        raise Refuse("hedging.negated_clause")
+    edits = {finite.i: match_case("might", finite.text), neg.i: f"{neg.text} {after}".strip()}
+    if past_do:  # "did not go" -> "might not have gone"
+        edits[root.i] = inflect(verb_base(root), "VBN")
     return Made(rebuild(doc, edits), "hedging:add_may_negated")
 
 
@@ -208,12 +196,8 @@ def _unhedge(doc, root, present) -> Made:
     word = present[0]
     if word.lower_ not in words("hedge_adverbs") or word.dep_ != "advmod" or word.head.i != root.i:
         raise Refuse("hedging.modal_hedge")
-    if word.i > 0 and doc[word.i - 1].is_quote and any(t.is_quote for t in doc[word.i + 1 : word.i + 3]):
-        raise Refuse("hedging.quoted_hedge")  # 'was "probably" fixed': removed, it leaves empty quotes
-    edits = {word.i: ""}
-    after = doc[word.i + 1] if word.i + 1 < len(doc) else None
-    if word.i == 0 and after is not None and after.text == ",":
-        edits[after.i] = ""
-    elif word.i > 0 and doc[word.i - 1].text == "," and after is not None and after.text == ",":
-        edits[after.i] = edits[word.i - 1] = ""
+    if any(m.start + 1 == word.i for m in matches(doc, "hedging.quoted_hedge")):  # its pattern: the quotes
+        raise Refuse("hedging.quoted_hedge")
+    commas = [t.i for t in doc[max(word.i - 1, 0) : word.i + 2] if t.text == ","]  # "Reportedly, X", "X, reportedly,"
+    edits = {word.i: ""} | (dict.fromkeys(commas, "") if word.i == 0 or len(commas) == 2 else {})
     return Made(rebuild(doc, edits), "hedging:remove_adverb")

@@ -17,9 +17,9 @@ _NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
 _TEN_TIMES = ("numerical.large_total", "numerical.x10_passes_noun_bound")
 
 
-def _title(token) -> bool:
-    """A title before a name (Mr., Dr., Prince, Chancellor): a new name may not fit it."""
-    return token.lower_ in words("person_titles") or token.lower_ in words("ruler_words")
+def _at(doc, rid: str, i: int) -> bool:
+    """Id ``rid``'s token pattern matches from token ``i`` on (the word before an entity, its first or last word)."""
+    return any(m.start == i for m in matches(doc, rid))
 
 
 def well_formed(ent) -> bool:
@@ -40,7 +40,7 @@ def fine_type(ent, company_texts) -> str | None:
     """The entity's fine type (a person by its words, a place, an organisation, a number by its unit), or None."""
     text = ent.text
     if ent.label_ == "PERSON":
-        if _title(ent[0]) or place_or_group(text) or organisation(text) is not None:
+        if _at(ent.doc, "near_miss.after_title", ent.start) or place_or_group(text) or organisation(text) is not None:
             return None
         return f"person:{len(ent)}"
     if ent.label_ in ("GPE", "NORP"):
@@ -60,8 +60,8 @@ def entity_inventory(docs) -> dict[str, list[str]]:
     for doc in docs:
         for e in doc.ents:
             labels.setdefault(e.text, set()).add(e.label_)
-            if e.label_ == "ORG" and e.end < len(doc) and doc[e.end].lower_ in words("company_suffixes"):
-                company_texts.add(e.text)  # "Sony Corp.": a company
+            if e.label_ == "ORG" and _at(doc, "near_miss.org", e.end):  # its pattern: "Sony Corp.", a company
+                company_texts.add(e.text)
     counts: Counter = Counter()
     genders: dict[str, set] = {}
     for doc in docs:
@@ -91,15 +91,14 @@ def _context_refusal(doc, ent) -> str | None:
         return None
     if matches(doc, "near_miss.ticker"):  # its pattern: a ticker (IBM.N) or an exchange
         return "near_miss.ticker"
-    if any(m.end == ent.start for m in matches(doc, "near_miss.describing_noun")):  # its pattern: the word before
+    if _at(doc, "near_miss.describing_noun", ent.start - 1):  # its pattern: the word before
         return "near_miss.describing_noun"
-    if ent.label_ == "ORG" and any(m.end == ent.start for m in matches(doc, "near_miss.company_after_of")):
+    if ent.label_ == "ORG" and _at(doc, "near_miss.company_after_of", ent.start - 1):
         return "near_miss.company_after_of"
     head = ent.root.head
-    owner = doc[ent.end + 1] if ent.end + 1 < len(doc) and doc[ent.end].tag_ == "POS" else None  # the parse may miss it
-    offices = words("institutions") | words("ruler_words")
+    offices = words("institutions") | words("ruler_words")  # the office it modifies (a plural as its singular)
     named_office = head.i >= ent.end and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}
-    if named_office or owner is not None and owner.lower_ in offices:
+    if named_office or _at(doc, "near_miss.institution", ent.end):  # its pattern: the office it owns (Qatar's emir)
         return "near_miss.institution"
     if ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound"):
         return "near_miss.nationality_as_noun"
@@ -136,13 +135,12 @@ def modest_change(old: str, new: str) -> bool:
 
 
 def _entity_refusal(doc, ent) -> str | None:
-    prev = doc[ent.start - 1] if ent.start > 0 else None
     if doc.text.count(ent.text) > 1:
         return "near_miss.named_twice"
-    if any(m.end == ent.start for m in matches(doc, "near_miss.after_article")):  # its pattern: the word before
-        return "near_miss.after_article"
-    if prev is not None and _title(prev):
-        return "near_miss.after_title"
+    for rid in ("near_miss.after_article", "near_miss.after_title"):  # their patterns: the word before
+        if _at(doc, rid, ent.start - 1):
+            return rid
+    prev = doc[ent.start - 1] if ent.start > 0 else None
     nxt = doc[ent.end] if ent.end < len(doc) else None
     capital_before = prev is not None and prev.text[:1].isupper() and prev.is_alpha and prev.whitespace_
     capital_after = nxt is not None and (nxt.text[:1].isupper() or nxt.like_num and ent.label_ not in _NUMERIC_TYPES)
@@ -153,7 +151,7 @@ def _entity_refusal(doc, ent) -> str | None:
         return "near_miss.name_as_modifier"
     if (why := _context_refusal(doc, ent)) is not None:
         return why
-    if any(span.start == ent.end - 1 for span in matches(doc, "near_miss.glued_entity")):  # glued to what follows
+    if _at(doc, "near_miss.glued_entity", ent.end - 1):  # glued to what follows
         return "near_miss.glued_entity"
     counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # dates and times count nothing
     if ent.label_ in ("MONEY", "PERCENT") and counts > 1 + sum(t.like_num for t in ent[1:]):
@@ -201,8 +199,7 @@ def near_miss(doc, ctx) -> Made:
         pool = [
             t
             for t in candidates
-            if t.lower() != ent.text.lower()
-            and t.lower() not in doc.text.lower()
+            if t.lower() not in doc.text.lower()  # nor the entity itself
             and t not in words("historical_persons")
             and not same_thing(t, ent.text)
             and (ent.label_ not in _NUMERIC_TYPES or same_number_form(ent.text, t) and modest_change(ent.text, t))
