@@ -85,6 +85,22 @@ def test_every_record_has_examples_and_a_one_line_reason():
         assert record.refuse if record.kind == "refusal" else record.keep and record.rule
 
 
+def test_no_example_is_a_sentence_of_the_held_out_set():
+    """Rules are not tuned on held-out text: no registry example quotes the held-out paraphrase set
+    (STS-B test, the other held-out source, is outside the repository and was checked on 2026-11-29)."""
+    held = set()
+    for line in (REPO / "resources/paraphrases/held-out-styles/all.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        held.update(line.split("\t")[:2])
+    quoted = {
+        (rid, text)
+        for rid, record in registry.records().items()
+        for example in (*record.keep, *record.refuse)
+        for text in (example.anchor, example.paraphrase, example.pair)
+        if text in held
+    }
+    assert not quoted
+
+
 def _ids_in_source() -> set[str]:
     """Refusal ids the code raises or returns: ``Refuse("area.id")`` and quoted ``"area.id"``
     literals of a registry area."""
