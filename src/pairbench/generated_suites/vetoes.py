@@ -87,6 +87,8 @@ def _hedging(doc, a, made):
         ("check.hedge_reporting_verb", lemma in saying("hedge") and claim),
         ("check.hedge_learning_verb", at in _at(doc, "check.hedge_learning_verb")),
         ("check.hedge_quoted_clause_verb", quoted and at in _at(doc, "check.hedge_quoted_clause_verb")),
+        ("hedging.causative_participle", any(m[-1] == verb for m in matches(doc, "hedging.causative_participle"))),
+        ("hedging.comment_clause", bool(matches(doc, "hedging.comment_clause"))),
     )
     return next((rid for rid, found in checks if found), None)
 
@@ -105,6 +107,7 @@ def _negation(doc, a, made):
         ("check.negation_coordinated_verbs", _coordinated_finite(doc, "check.negation_coordinated_verbs", token, made)),
         ("check.negation_in_noun_phrase", "-" in new or "-" in word),
         ("negation.causative_participle", any(m[-1] == token for m in matches(doc, "negation.causative_participle"))),
+        ("negation.result_clause", bool(matches(doc, "negation.result_clause"))),
     )  # "getting their clothes not cleaned": a causative's participle
     return next((rid for rid, found in checks if found), None)
 
