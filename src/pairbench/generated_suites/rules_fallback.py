@@ -1,5 +1,6 @@
 """Near-miss fallbacks (colour, day or month, person's sex), tried only when the main rule refused: deterministic
-(no draw from the random stream), so no pair of the main rules changes (docs/generated_suites.md, "The rules")."""
+(no draw from the random stream), so no pair of the main rules changes (docs/generated_suites.md, "The rules").
+The words a fallback leaves are its record's patterns (registry/near_miss.yaml)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,17 @@ import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import dep_matches
+from pairbench.generated_suites.patterns import dep_matches, matches
 
 
 def _colour(doc) -> Made | None:
     colours = table("colour_swaps")
     found = [t for t in doc if t.lower_ in colours or t.lower_ in words("other_colours")]
-    if len(found) != 1 or found[0].lower_ not in colours:
-        return None
-    token, head = found[0], found[0].head
-    if token.dep_ != "amod" or head.pos_ != "NOUN" or head.i <= token.i or head.lower_ in words("colour_fixed_heads"):
-        return None
-    if token.i > 0 and not token.is_lower or colours[token.lower_] in doc.text.lower():
-        return None  # a name (White House), or the new colour there already
-    if any(m[0] == token for m in dep_matches(doc, "near_miss.colour")):
-        return None  # glued (black-and-white), coordinated (black and white) or modified (dark red)
+    if len(found) != 1 or found[0].lower_ not in colours or colours[found[0].lower_] in doc.text.lower():
+        return None  # no one colour, or the new colour there already
+    if matches(doc, "near_miss.colour") or any(m[0] == found[0] for m in dep_matches(doc, "near_miss.colour")):
+        return None  # a name (White House), no adjective on its noun, glued, coordinated or modified (dark red)
+    token = found[0]
     return Made(rebuild(doc, {token.i: match_case(colours[token.lower_], token.text)}), "near_miss:colour")
 
 
@@ -42,25 +39,14 @@ def _day_or_month(doc) -> Made | None:
     return Made(rebuild(doc, {token.i: following[token.text]}), "near_miss:day_or_month")
 
 
-def _named(doc) -> bool:
-    """A name in the sentence (entity, proper noun or capitalised word past the first)."""
-    if any(e.label_ in words("named_types") | {"WORK_OF_ART"} for e in doc.ents) or any(t.pos_ == "PROPN" for t in doc):
-        return True
-    return any(t.i > 0 and t.text[:1].isupper() and t.is_alpha and t.text != "I" for t in doc)
-
-
 def _sex(doc) -> Made | None:
     sexes = table("person_sex")
     found = [t for t in doc if t.lower_ in sexes or t.lower_ in words("sexed_words")]
-    if len(found) != 1 or found[0].lower_ not in sexes or _named(doc):
-        return None  # beside a name (Janet Yellen ... first woman; a man ... with Obama)
-    if any(t.lower_ == "without" for t in doc) and any(t.lower_ == "shirt" for t in doc):
-        return None
+    if len(found) != 1 or found[0].lower_ not in sexes or matches(doc, "near_miss.person_sex"):
+        return None  # beside a name (Janet Yellen ... first woman; a man ... with Obama), or shirtless
+    if any(m[0] == found[0] for m in dep_matches(doc, "near_miss.person_sex")):
+        return None  # a name, a compound or a fixed phrase (snow man, best man, man of the match) or glued (man-made)
     token = found[0]
-    if token.pos_ != "NOUN" or token.dep_ == "compound" or token.ent_type_ or token.i > 0 and not token.is_lower:
-        return None
-    if any(m[0] == token for m in dep_matches(doc, "near_miss.person_sex")):
-        return None  # a compound or a fixed phrase (snow man, best man, man of the match) or glued (man-made)
     return Made(rebuild(doc, {token.i: match_case(sexes[token.lower_], token.text)}), "near_miss:person_sex")
 
 

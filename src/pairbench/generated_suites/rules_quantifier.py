@@ -1,7 +1,8 @@
 """The quantifier rules: a quantity word exchanged (all <-> some, every -> no, ...; lexicon ``quantifiers_*``) on a
 determiner or partitive, or (``quantifier:positional``) on one the parse left unattached, its noun found by position;
 many/few/most alone (``quantifier:bare``), a person subject read as someone (``quantifier:a_person_to_nobody``) and a
-caption's with phrase (``quantifier:caption_with``, a fallback)."""
+caption's with phrase (``quantifier:caption_with``, a fallback). Refusals are tables of id -> test, tried in order;
+token and tree shapes are their records' patterns (registry/quantifier.yaml)."""
 
 from __future__ import annotations
 
@@ -9,52 +10,55 @@ from lemminflect import getLemma
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, single_clause, verb_lemmas
 from pairbench.generated_suites.lexicon import saying, table, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.patterns import dep_matches, matches
 
 
-def _time_nouns() -> frozenset[str]:
-    """Time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities."""
-    months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
-    return words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
+def _refuse_first(tests: dict) -> None:
+    """Refuse with the first id of ``tests`` (id -> whether its refusal holds, in order) that holds."""
+    for rid, holds in tests.items():
+        if holds:
+            raise Refuse(rid)
 
 
-def _quantifier_refusal(doc, token, noun=None) -> str | None:
+def _refuse_quantifier(doc, token, noun=None) -> None:
+    """Refuse the exchange of the quantifier ``token`` on ``noun`` (by default its of-object or head) where it cannot
+    be made: "If many people come, we need more chairs" (the premise), "Few of them ever replied" (ever unlicensed)."""
     noun = (_of_object(token) or token.head) if noun is None else noun  # a lot of people, much of the year
-    modified = token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_modifiers")
-    if modified and not _of_noun(doc, token) and not _a_few(doc, token):
-        return "quantifier.modified"
-    if token.i > 0 and doc[token.i - 1].lower_ in words("quantifier_intensifiers"):
-        return "quantifier.intensified"
-    if _condition(doc) or _if_clause(token):
-        return "quantifier.condition_clause"  # "If many people come, we need more chairs": the premise
-    if matches(doc, "quantifier.consequence_link"):
-        return "quantifier.consequence_link"  # "Many shirts run small, so order a size up": the advice rests on many
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    if nxt is not None and (nxt.text == "-" or token.whitespace_ == "" and nxt.is_alpha):
-        return "quantifier.hyphenated"
-    if {token.ent_type_, noun.ent_type_} & {"DATE", "TIME"} or noun.lower_ in _time_nouns():
-        return "quantifier.time_adverbial"
-    if any(c.dep_ == "conj" for c in noun.children) and not _shared_by_or(token):
-        return "quantifier.coordinated_noun"
-    if token.lower_ == "no" and token.head.lemma_.lower() in words("no_idioms"):
-        return "quantifier.fixed_expression"
-    if token.lower_ in ("no", "none") and matches(doc, "quantifier.polarity_context"):
-        return "quantifier.polarity_context"
+    low, head, prev = token.lower_, token.head, doc[token.i - 1].lower_ if token.i > 0 else ""
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
-    if token.lower_ in ("few", "no", "none", "little") and _unlicensed(doc, token, clause):
-        return "quantifier.unlicensed_polarity"  # "Few of them ever replied" -> "Most of them ever replied"
-    if token.lower_ == "no" and token.head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"):
-        return "quantifier.no_finding"  # "No significant difference was found" -> "Every ... was found"
-    if clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause):
-        return "quantifier.result_clause"
-    if token.lower_ in ("some", "all") and clause is not None and any(c.dep_ == "neg" for c in clause.children):
-        return "quantifier.negated_clause"  # "why some patients do not respond": all ... not reads as not all
+    # time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities
+    months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
+    times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
+    # "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all
+    conjs = [c for c in head.children if c.dep_ == "conj"]
+    plain = all(c.tag_ == "NNS" and not any(d.dep_ in ("det", "poss") for d in c.children) for c in conjs)
+    shared = low == "no" and {c.lower_ for c in head.children if c.dep_ == "cc"} == {"or"} and plain
+    negated = clause is not None and any(c.dep_ == "neg" for c in clause.children)  # "why some patients do not respond"
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
-    if any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others):
-        return "quantifier.contrast"  # another group set against the noun (in others; not "some other parts")
-    if any(a.pos_ == "VERB" and words("wishing_verbs") & set(getLemma(a.lower_, upos="VERB")) for a in token.ancestors):
-        return "quantifier.hoped_for"
-    return None
+    # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
+    of_noun = head.tag_ == "NNS" and any(s.end - 1 == token.i for s in matches(doc, "quantifier.modified"))
+    hopes = [
+        a for a in token.ancestors if a.pos_ == "VERB" and set(getLemma(a.lower_, "VERB")) & words("wishing_verbs")
+    ]
+    tests = {  # id -> whether it holds, in order
+        "quantifier.modified": prev in words("quantifier_modifiers") and not (of_noun or _a_few(token)),
+        "quantifier.intensified": prev in words("quantifier_intensifiers"),
+        "quantifier.condition_clause": _condition(doc, token),
+        "quantifier.consequence_link": matches(doc, "quantifier.consequence_link"),
+        "quantifier.hyphenated": any(s.start == token.i for s in matches(doc, "quantifier.hyphenated")),
+        "quantifier.time_adverbial": {token.ent_type_, noun.ent_type_} & {"DATE", "TIME"} or noun.lower_ in times,
+        "quantifier.coordinated_noun": any(c.dep_ == "conj" for c in noun.children) and not shared,
+        "quantifier.fixed_expression": low == "no" and head.lemma_.lower() in words("no_idioms"),
+        "quantifier.polarity_context": low in ("no", "none") and matches(doc, "quantifier.polarity_context"),
+        "quantifier.unlicensed_polarity": low in ("few", "no", "none", "little") and _unlicensed(doc, token, clause),
+        "quantifier.no_finding": low == "no" and head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"),
+        "quantifier.result_clause": clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause),
+        "quantifier.negated_clause": low in ("some", "all") and negated,  # all ... not reads as not all
+        # another group set against the noun (in others; not "some other parts")
+        "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others),
+        "quantifier.hoped_for": hopes,
+    }
+    _refuse_first(tests)
 
 
 def _unlicensed(doc, token, clause) -> bool:
@@ -65,10 +69,10 @@ def _unlicensed(doc, token, clause) -> bool:
     return any(f" {w} " in form for w in items for form in forms)
 
 
-def _a_few(doc, token) -> bool:
+def _a_few(token) -> bool:
     """ "a few" alone (not "only a few": ``quantifier.a_few_to_many``'s patterns), under no negation."""
-    alone = any(span[-1].i == token.i for span in matches(doc, "quantifier.a_few_to_many"))
-    return alone and not _negated(doc)
+    alone = any(span[-1].i == token.i for span in matches(token.doc, "quantifier.a_few_to_many"))
+    return alone and not _negated(token.doc)
 
 
 def _negated(doc, skip=(), but=()) -> bool:
@@ -76,34 +80,17 @@ def _negated(doc, skip=(), but=()) -> bool:
     return any(t.dep_ == "neg" or t.lower_ in words("negative_words") - set(but) for t in doc if t.i not in skip)
 
 
-def _of_noun(doc, token) -> bool:
-    """ "a feature of most stations": of after a noun that is no share, count or superlative."""
-    owner = doc[max(token.i - 2, 0)]
-    plain = owner.lemma_.lower() not in words("share_nouns") and not owner.lower_.endswith("iest")  # trickiest of all
-    return doc[token.i - 1].lower_ == "of" and owner.pos_ == "NOUN" and token.head.tag_ == "NNS" and plain
-
-
-def _condition(doc) -> bool:
-    """A condition in the sentence (unless, provided, only if): a quantity in it is its premise."""
-    return any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks"))
-
-
-def _if_clause(token) -> bool:
-    """``token`` inside an if clause (a condition, or asked if: a question, no claim)."""
-    return any(c.dep_ == "mark" and c.lower_ == "if" for a in token.ancestors for c in a.children)
-
-
-def _shared_by_or(token) -> bool:
-    """ "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all."""
-    conjs = [c for c in token.head.children if c.dep_ == "conj"]
-    bare = all(c.tag_ == "NNS" and not any(d.dep_ in ("det", "poss") for d in c.children) for c in conjs)
-    return token.lower_ == "no" and {c.lower_ for c in token.head.children if c.dep_ == "cc"} == {"or"} and bare
+def _condition(doc, token=None) -> bool:
+    """A condition in the sentence (unless, provided, only if), or ``token`` inside an if clause (a condition, or asked
+    if: a question, no claim): a quantity in it is its premise."""
+    if any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks")):
+        return True
+    return token is not None and any(c.dep_ == "mark" and c.lower_ == "if" for a in token.ancestors for c in a.children)
 
 
 def _result_clause(doc, clause) -> bool:
     """A clause of result or degree ("so lucrative that many ..."), whose quantity the degree explains."""
-    marked = any(c.dep_ == "mark" and c.lower_ == "that" for c in clause.children)
-    return marked and any(t.lower_ in ("so", "such", "too", "enough") for t in doc[: clause.i])
+    return any(m[0] == clause for m in dep_matches(doc, "quantifier.result_clause"))
 
 
 def _of_object(token):
@@ -153,31 +140,33 @@ def _quantifier_table(token):
     return {}
 
 
+def _quantities() -> frozenset[str]:
+    return words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
+
+
 def quantifier(doc, ctx=None) -> Made:
     """The first quantifier exchanged within its table (``_quantifier_table``), keeping agreement."""
     single_clause(doc)  # a sentence with a subject: fragments ("..., no casualties") refused
     negated = _negated(doc, but={"no", "none"})
-    quantities = words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
     for token in doc:
         low = token.lower_
         if low in table("quantifiers_pronoun") and token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
-            return _pronoun(doc, token)
+            new = table("quantifiers_pronoun")[low]  # "Nobody answered" -> "Everybody answered"
+            _pronoun_refusal(doc, token, token, new)
+            return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
         if (amount := _amount(doc, token)) is not None:
             return amount
-        if low not in quantities:
-            continue
-        if (exchange := _quantifier_table(token)) is None:
+        if low not in _quantities() or (exchange := _quantifier_table(token)) is None:
             continue
         bare = exchange == table("quantifiers_bare")
-        if (why := _quantifier_refusal(doc, token, token if bare else None)) is not None:
-            raise Refuse(why)
+        _refuse_quantifier(doc, token, token if bare else None)
         if bare and any(t.lower_ in words("quantifiers_contrast") for t in doc[token.i + 1 :]):
             raise Refuse("quantifier.contrast")  # "praised by many, but some remain wary" -> "by few, but some ..."
         verbs = [token.head, *(c for c in token.head.children if c.dep_ in ("aux", "auxpass"))]
         singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs)  # the verbs of the quantified subject
         if low not in exchange or bare and singular:
             raise Refuse("quantifier.breaks_agreement")  # "Most was lost in the fire": a mass, no "few was"
-        if _a_few(doc, token):  # "A few guests left" -> "Many guests left"
+        if _a_few(token):  # "A few guests left" -> "Many guests left"
             edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
             return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
         new = exchange[low]
@@ -204,38 +193,26 @@ def quantifier(doc, ctx=None) -> Made:
 
 
 def _bare(token) -> bool:
-    """ "Many believe ...", "praised by many": many, few or most alone, the subject of a verb or the agent after by."""
-    subject = token.dep_ in ("nsubj", "nsubjpass") and token.head.pos_ in ("VERB", "AUX") and token.head.i > token.i
-    agent = token.dep_ == "pobj" and token.head.dep_ == "agent"
-    nxt = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-    # a finite verb, an adverb, a preposition or a stop next: not "many arriving passengers" (a missed determiner)
-    alone = nxt is None or nxt.tag_ in ("VBD", "VBZ", "VBP", "MD", "RB", "IN", ",", ".", ":")
-    heads = any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)  # of whom
-    return (subject or agent) and alone and not heads
-
-
-def _with_noun(token) -> bool:
-    """``token``'s noun is the object of a with on a noun (a room with several monitors), not of a verb's with."""
-    noun = token.head
-    return noun.dep_ == "pobj" and noun.head.lower_ == "with" and noun.head.head.pos_ in ("NOUN", "PROPN")
+    """ "Many believe ...", "praised by many": many, few or most alone, the subject of a verb or the agent after by
+    (``quantifier.bare``'s pattern, or the agent last), with no determiner, modifier or of of its own (of whom)."""
+    last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
+    alone = last_agent or any(m[0] == token for m in dep_matches(token.doc, "quantifier.bare"))
+    return alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
 
 
 def _indefinite_person(doc) -> Made | None:
     """ "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
     quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it; None where none is."""
     persons = table("quantifiers_indefinite")
-    for token in doc[:-1]:
-        noun = doc[token.i + 1]
-        if f"{token.lower_} {noun.lower_}" not in persons or token.dep_ != "det" or token.head != noun:
-            continue
-        if noun.dep_ not in ("nsubj", "nsubjpass") or noun.head.dep_ != "ROOT":
-            continue
-        new = persons[f"{token.lower_} {noun.lower_}"]
-        if verb_lemmas(noun.head) & saying("claim") and any(c.dep_ == "ccomp" for c in noun.head.children):
-            raise Refuse("quantifier.person_sayer")  # "A person familiar with the talks said ..." -> "Nobody ... said"
-        _pronoun_refusal(doc, token, noun, new)
-        return Made(rebuild(doc, {token.i: match_case(new, token.text), noun.i: ""}), "quantifier:a_person_to_nobody")
-    return None
+    found = [m for m in dep_matches(doc, "quantifier.a_person_to_nobody") if f"{m[2].lower_} {m[1].lower_}" in persons]
+    if not found:
+        return None
+    verb, noun, token = min(found, key=lambda m: m[2].i)
+    new = persons[f"{token.lower_} {noun.lower_}"]
+    if verb_lemmas(verb) & saying("claim") and any(c.dep_ == "ccomp" for c in verb.children):
+        raise Refuse("quantifier.person_sayer")  # "A person familiar with the talks said ..." -> "Nobody ... said"
+    _pronoun_refusal(doc, token, noun, new)
+    return Made(rebuild(doc, {token.i: match_case(new, token.text), noun.i: ""}), "quantifier:a_person_to_nobody")
 
 
 def _amount(doc, token) -> Made | None:
@@ -249,8 +226,7 @@ def _amount(doc, token) -> Made | None:
     bare = noun is not None and not any(t.pos_ in ("DET", "PRON", "NUM") for t in doc[of.i + 1 : noun.i + 1])
     if not bare or noun.tag_ not in ("NN", "NNS"):
         return None  # "a lot of the time", "lots of them", "a lot of 20 somethings": no bare noun
-    if (why := _quantifier_refusal(doc, token, noun)) is not None:
-        raise Refuse(why)
+    _refuse_quantifier(doc, token, noun)
     if _negated(doc):
         raise Refuse("quantifier.double_negative")  # "did not eat a lot of food" -> "did not eat little food"
     new = "few" if noun.tag_ == "NNS" else "little"
@@ -258,63 +234,41 @@ def _amount(doc, token) -> Made | None:
     return Made(rebuild(doc, edits), f"quantifier:a_lot_to_{new}")
 
 
-def _pronoun(doc, token) -> Made:
-    """ "Nobody answered" -> "Everybody answered": a pronoun subject of the main verb, with no other negation."""
-    new = table("quantifiers_pronoun")[token.lower_]
-    _pronoun_refusal(doc, token, token, new)
-    return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
-
-
 def _pronoun_refusal(doc, first, last, new) -> None:
     """Refuse the exchange of the person subject ``first``..``last`` into ``new`` where it cannot be made."""
     prev = doc[first.i - 1].lower_ if first.i > 0 else ""
-    if prev in words("quantifier_modifiers") | words("quantifier_intensifiers"):
-        raise Refuse("quantifier.modified")  # "almost everyone", "hardly anybody"
-    if _condition(doc):
-        raise Refuse("quantifier.condition_clause")
-    if matches(doc, "quantifier.consequence_link"):
-        raise Refuse("quantifier.consequence_link")  # "Nobody came, so we left" -> "Everybody came, so we left"
-    if _negated(doc, skip={first.i}):
-        raise Refuse("quantifier.double_negative")  # "Nobody did not come", "Everyone left, none stayed"
-    if _unlicensed(doc, last, last.head):
-        raise Refuse("quantifier.unlicensed_polarity")  # "Nobody has ever climbed it" -> "Everybody has ever ..."
-    if new == "nobody" and matches(doc, "quantifier.obligation_modal"):
-        raise Refuse("quantifier.obligation_modal")  # "Everyone must leave" -> "Nobody must leave": a ban
-
-
-def _plural_after(doc, token):
-    """The plural noun ``token`` quantifies by position (of the/them/these/those, many arriving passengers), or None."""
-    j = token.i + 1
-    after = [t.lower_ for t in doc[j : j + 2]]
-    if len(after) == 2 and after[0] == "of" and after[1] in ("the", "these", "those", "them", "our", "their"):
-        j += 1 if doc[j + 1].lower_ == "them" else 2
-        if doc[j - 1].lower_ == "them":
-            return doc[j - 1] if token.i == 0 else None
-    while j < len(doc) and doc[j].tag_ in ("JJ", "VBG", "VBN") and doc[j].whitespace_:
-        j += 1
-    nxt = doc[j + 1] if j + 1 < len(doc) else None
-    alone = nxt is None or nxt.tag_ != "NNS" and nxt.pos_ != "NOUN"
-    return doc[j] if j < len(doc) and doc[j].tag_ == "NNS" and alone else None
+    tests = {  # id -> whether it holds, in order
+        "quantifier.modified": prev in words("quantifier_modifiers") | words("quantifier_intensifiers"),  # almost all
+        "quantifier.condition_clause": _condition(doc),
+        "quantifier.consequence_link": matches(doc, "quantifier.consequence_link"),  # "Nobody came, so we left"
+        "quantifier.double_negative": _negated(doc, skip={first.i}),  # "Nobody did not come", "none stayed"
+        "quantifier.unlicensed_polarity": _unlicensed(doc, last, last.head),  # "Nobody has ever climbed it"
+        "quantifier.obligation_modal": new == "nobody" and matches(doc, "quantifier.obligation_modal"),  # a ban
+    }
+    _refuse_first(tests)
 
 
 def quantifier_positional(doc, ctx=None) -> Made:
-    """The sentence's one quantifier, its noun found by position (``_plural_after``), a finite verb after it."""
+    """The sentence's one quantifier, its plural noun found by position, a finite verb after it."""
     positional = table("quantifiers_positional")
     others = ("every", "each", "no", "none", "any", "both", "other", "others", "rest")
     found = [t for t in doc if t.lower_ in positional or t.lower_ in others]
     if len(found) != 1 or found[0].lower_ not in positional:
         raise Refuse("quantifier.positional_none")
     token = found[0]
-    if _condition(doc) or _if_clause(token):
+    if _condition(doc, token):
         raise Refuse("quantifier.condition_clause")
     if token.lower_ == "few" and _unlicensed(doc, token, None):
         raise Refuse("quantifier.unlicensed_polarity")
     if matches(doc, "quantifier.consequence_link"):
         raise Refuse("quantifier.consequence_link")
-    noun = _plural_after(doc, token)  # a preposition before the quantifier reads as its modifier
+    # its plural noun by position (the record's pattern: of the, many arriving passengers), no noun after it
+    span = next((s for s in matches(doc, "quantifier.positional") if s.start == token.i), None)
+    nxt = doc[span.end] if span is not None and span.end < len(doc) else None
+    noun = span[-1] if span is not None and (nxt is None or nxt.tag_ != "NNS" and nxt.pos_ != "NOUN") else None
     mods = words("quantifier_modifiers") | words("quantifier_intensifiers") | {"in", "on", "for", "to", "with", "by"}
     if noun is None or token.i > 0 and doc[token.i - 1].lower_ in mods | {"from"}:
-        raise Refuse("quantifier.positional_no_noun")
+        raise Refuse("quantifier.positional_no_noun")  # a preposition before the quantifier reads as its modifier
     excluded = doc.text.rstrip().endswith("?") or noun.lower_ in words("vague_time_nouns") or token.whitespace_ == ""
     if excluded or any(t.dep_ == "neg" for t in doc):
         raise Refuse("quantifier.positional_excluded")
@@ -332,23 +286,16 @@ def quantifier_caption(doc, ctx=None) -> Made:
     """ "Room with several computer monitors." -> "Room with no computer monitors.": a caption with a noun at its root
     (no verb for the clause rules), its one quantifier in a with phrase on a noun (lexicon quantifiers_with)."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
-    if len(roots) != 1 or roots[0].pos_ not in ("NOUN", "PROPN") or doc.text.rstrip().endswith(("?", "!")):
-        raise Refuse("quantifier.caption_none")
-    quantities = words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
-    found = [t for t in doc if t.lower_ in quantities | words("quantifiers_pronoun") | {"any", "other", "others"}]
-    with_table = table("quantifiers_with")
-    if len(found) != 1 or found[0].lower_ not in with_table:
-        raise Refuse("quantifier.caption_none")
-    token = found[0]
-    plain = token.dep_ in ("amod", "det") and token.head.tag_ == "NNS" and token.head.i > token.i
-    if not plain or not _with_noun(token) or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
+    captioned = len(roots) == 1 and roots[0].pos_ in ("NOUN", "PROPN") and not doc.text.rstrip().endswith(("?", "!"))
+    found = [t for t in doc if t.lower_ in _quantities() | words("quantifiers_pronoun") | {"any", "other", "others"}]
+    in_with = len(found) == 1 and any(m[0] == found[0] for m in dep_matches(doc, "quantifier.caption_with"))
+    if not captioned or not in_with or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
         raise Refuse("quantifier.caption_none")  # "Several cows grazing ...": a subject, or a verb's with
-    if (why := _quantifier_refusal(doc, token)) is not None:
-        raise Refuse(why)
+    token = found[0]
+    _refuse_quantifier(doc, token)
     if _negated(doc):
         raise Refuse("quantifier.double_negative")
-    new = with_table[token.lower_]
-    people = set(table("person_sex")) | {"person", "people", "child", "kid", "adult"}
-    if new == "no" and token.head.lemma_.lower() in people:
+    new = table("quantifiers_with")[token.lower_]
+    if new == "no" and token.head.lemma_.lower() in words("person_sex") | words("person_nouns"):
         raise Refuse("quantifier.caption_with_people")  # "A meeting with several people" -> "with no people"
     return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:caption_with")
