@@ -8,17 +8,12 @@ import re
 
 from lemminflect import getAllLemmas
 
-from pairbench.generated_suites.edits import title_case
+from pairbench.generated_suites.edits import kids, title_case
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import dep_matches, matches, starts
 from pairbench.generated_suites.vetoes import fragment_veto
 
 CONTENT = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
-
-
-def _first(doc, rid: str) -> list:
-    """The first token of each match of id ``rid``'s token pattern."""
-    return [m[0] for m in matches(doc, rid)]
 
 
 def _open_compounds(doc) -> list:
@@ -73,7 +68,7 @@ def _noun_dropped(doc, other) -> bool:
 def _number_differs(da, dp) -> bool:
     """A noun (its pattern: not in a compound) singular in one sentence and plural in the other (the drums / drum)."""
     rid = "positive_control.noun_number"
-    fa, fp = ({(t.lemma_.lower(), t.tag_, t.lower_) for t in _first(d, rid)} for d in (da, dp))
+    fa, fp = ({(d[i].lemma_.lower(), d[i].tag_, d[i].lower_) for i in starts(d, rid)} for d in (da, dp))
     return any(  # the other sentence has the noun in the other number only
         all(g != tag for m, g, _ in fp if m == lemma) and any(m == lemma and x != text for m, _, x in fp)
         for lemma, tag, text in fa - fp
@@ -121,7 +116,7 @@ def other_paraphrase_veto(text: str, nlp) -> str | None:
 
 def _demonstrative_number(da, dp) -> bool:
     """A demonstrative (its pattern) of the other number in the other sentence (these rules / this rule)."""
-    ta, tp = ({t.lower_ for t in _first(d, "positive_control.demonstrative_number")} for d in (da, dp))
+    ta, tp = ({d[i].lower_ for i in starts(d, "positive_control.demonstrative_number")} for d in (da, dp))
     return any(table("demonstrative_numbers")[w] in tp - ta for w in ta)
 
 
@@ -169,7 +164,7 @@ def _tense(doc) -> tuple | None:
     root = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
     if root is None:
         return None
-    verbs = [root] + [c for c in root.children if c.dep_ in ("aux", "auxpass")]
+    verbs = [root] + kids(root, "aux", "auxpass")
     finite = [t for t in verbs if t.tag_ in ("VBD", "VBZ", "VBP", "MD")]
     if not finite:
         return None
@@ -183,7 +178,7 @@ def _preposition_dropped(doc, other) -> bool:
     for verb, _, noun, _ in dep_matches(doc, "positive_control.preposition_dropped"):
         same = [m for m in other if m.pos_ == noun.pos_ and m.lemma_.lower() == noun.lemma_.lower()]
         bare = [m for m in same if m.dep_ in ("dobj", "npadvmod", "attr", "oprd") and m.head.lemma_ == verb.lemma_]
-        if bare and not any(m.dep_ == "pobj" or any(c.dep_ in marks for c in m.children) for m in same):
+        if bare and not any(m.dep_ == "pobj" or kids(m, *marks) for m in same):
             return True
     return False
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from lemminflect import getAllLemmas, getInflection, getLemma
 
 from pairbench.generated_suites.lexicon import saying, table
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import dep_matches, ends, matches, roots, starts
 
 
 class Refuse(Exception):
@@ -78,11 +78,11 @@ def claim_clause(doc):
     root = single_clause(doc)
     if not _saying_claim(root):
         return root
-    reported = [c for c in root.children if c.dep_ == "ccomp"]
+    reported = kids(root, "ccomp")
     if len(reported) != 1:
-        if _at(doc, "anchor.saying_claim_missed", root):
+        if root.i in starts(doc, "anchor.saying_claim_missed"):
             raise Refuse("anchor.saying_claim_missed")
-        if _at(doc, "anchor.reporting_clause_alone", root, end=True):
+        if root.i in ends(doc, "anchor.reporting_clause_alone"):
             raise Refuse("anchor.reporting_clause_alone")
         return root
     clause = reported[0]
@@ -102,44 +102,44 @@ def _saying_claim(verb) -> bool:  # a verb of saying or attitude whose clause is
     return bool(verb_lemmas(verb) & saying("claim"))
 
 
+def kids(token, *deps) -> list:
+    """``token``'s children of one of the dependencies ``deps``."""
+    return [c for c in token.children if c.dep_ in deps]
+
+
 def has_subject(verb) -> bool:
     """A subject of the verb's own (a noun, a passive's subject or an expletive there/it)."""
-    return any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in verb.children)
+    return bool(kids(verb, "nsubj", "nsubjpass", "expl"))
 
 
 def single_clause(doc):
     """The root of a one-sentence declarative clause with a subject, or refuse."""
-    roots = [t for t in doc if t.dep_ == "ROOT"]
-    if len(roots) != 1:
+    heads = [t for t in doc if t.dep_ == "ROOT"]
+    if len(heads) != 1:
         raise Refuse("anchor.several_sentences")
     if doc.text.rstrip().endswith("?"):
         raise Refuse("anchor.question")
-    root = roots[0]
+    root = heads[0]
     if matches(doc, "anchor.several_sentences"):  # "... kills himself The son of ...": a missed full stop
         raise Refuse("anchor.several_sentences")
     if root.pos_ not in ("VERB", "AUX"):
         raise Refuse("anchor.verbless_root")
-    if not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in root.children):
+    if not kids(root, "nsubj", "nsubjpass", "expl", "csubj"):
         raise Refuse("anchor.no_subject")
     return root
 
 
 def clear_scope(doc, root) -> None:
     """Refuse a clause whose change would rest on a doubtful parse ("Rogers, Videotron extend reach")."""
-    verb = min([c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i] + [root], key=lambda t: t.i)
-    if _at(doc, "anchor.two_verbs_in_a_row", verb, end=True):
+    verb = min([c for c in kids(root, "aux", "auxpass") if c.i < root.i] + [root], key=lambda t: t.i)
+    if verb.i in ends(doc, "anchor.two_verbs_in_a_row"):
         raise Refuse("anchor.two_verbs_in_a_row")
     if any(m[1] == root for m in dep_matches(doc, "anchor.unattached_finite_verb")):
         raise Refuse("anchor.unattached_finite_verb")
     if (headline(doc) or doc.text.islower()) and _noun_verb_doubt(doc, root, verb):
         raise Refuse("anchor.headline_verb_may_be_noun")
-    if _at(doc, "anchor.subordinator_before_verb", verb, end=True):
+    if verb.i in ends(doc, "anchor.subordinator_before_verb"):
         raise Refuse("anchor.subordinator_before_verb")
-
-
-def _at(doc, rid: str, token, end: bool = False) -> bool:
-    """A span of id ``rid``'s token patterns starts (``end``: ends) at ``token`` (registry/anchor.yaml)."""
-    return any((span.end - 1 if end else span.start) == token.i for span in matches(doc, rid))
 
 
 def headline(doc) -> bool:
@@ -157,16 +157,16 @@ def headline_plan(doc, root):
     not a bare plural with no object, which may be the verb's object ("Stocks to watch")."""
     if not headline(doc) or title_case(doc) or root.tag_ not in ("VB", "VBN"):
         return None
-    auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
+    auxes = [c for c in kids(root, "aux", "auxpass") if c.i < root.i]
     forms = [a.lower_ for a in auxes]  # "to" or "to be", right before the verb
     if forms != (["to"] if root.tag_ == "VB" else ["to", "be"]) or auxes[0].i != root.i - len(auxes):
         return None
-    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < auxes[0].i), None)
+    subject = next((c for c in kids(root, "nsubj", "nsubjpass") if c.i < auxes[0].i), None)
     if subject is None or doc[auxes[0].i - 1].tag_ in ("``", "''"):
         return None
     complements = ("dobj", "attr", "acomp", "xcomp", "ccomp", "dative", "oprd", "prt")
-    modified = any(c.dep_ in ("det", "poss", "nummod", "compound", "amod") for c in subject.children)
-    if subject.tag_ == "NNS" and not modified and not any(c.dep_ in complements for c in root.children):
+    modified = bool(kids(subject, "det", "poss", "nummod", "compound", "amod"))
+    if subject.tag_ == "NNS" and not modified and not kids(root, *complements):
         return None
     return auxes[0]
 
@@ -184,11 +184,11 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
     if not can_be(root, "VERB"):
         return True  # "Sussanne part ways": the tagger's verb is no verb
     before = doc[verb.i - 1] if verb.i > 0 else None
-    has_object = any(c.dep_ == "dobj" for c in root.children)  # "rebels leave besieged Homs": a verb
+    has_object = bool(kids(root, "dobj"))  # "rebels leave besieged Homs": a verb
     if before is not None and before.tag_ in ("NN", "NNS", "NNP") and can_be(root, "NOUN") and not has_object:
         mistagged = before.tag_ != "NNP" and not can_be(before, "NOUN")  # "Videotron extend reach"
         mistagged |= before.lower_.endswith("ing") and before.i == 0  # "Housing starts": one noun
-        subject = _at(doc, "anchor.headline_verb_may_be_noun", before, end=True)  # "FAA lifts", "Rogers, X extend"
+        subject = before.i in ends(doc, "anchor.headline_verb_may_be_noun")  # "FAA lifts", "Rogers, X extend"
         if mistagged or (subject and can_be(before, "VERB", unknown=False)):
             return True
     later = [t for t in doc[root.i + 1 :] if t.tag_ == "NNS" and t.lower_.endswith("s") and t.dep_ != "pobj"]
@@ -197,16 +197,16 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
 
 def noun_phrase_head(doc, word) -> bool:
     """A plural with a noun's modifier ("new sanctions", "US hacking claims"): a noun, never the missed verb."""
-    return any(m[0] == word for m in dep_matches(doc, "anchor.headline_verb_may_be_noun"))
+    return word.i in roots(doc, "anchor.headline_verb_may_be_noun")
 
 
 def finite_verb(root):
     """The finite verb of the main clause: its first auxiliary, or the root itself."""
-    auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
+    auxes = [c for c in kids(root, "aux", "auxpass") if c.i < root.i]
     finite = auxes[0] if auxes else root
     if finite.tag_ not in ("MD", "VBZ", "VBP", "VBD") or finite.pos_ not in ("VERB", "AUX"):
         raise Refuse("anchor.no_finite_verb")
-    if _at(finite.doc, "anchor.contracted_auxiliary", finite):
+    if finite.i in starts(finite.doc, "anchor.contracted_auxiliary"):
         raise Refuse("anchor.contracted_auxiliary")
     return finite, bool(auxes)
 

@@ -54,3 +54,23 @@ def dep_matches(doc, rid: str) -> list[list]:
     if rid not in deps:
         deps[rid] = [[doc[i] for i in ids] for _, ids in _matcher(doc.vocab, rid)(doc)]
     return [list(m) for m in deps[rid]]
+
+
+def starts(doc, rid: str) -> set[int]:
+    """The index of the first token of each span that id ``rid``'s token patterns match."""
+    return {span.start for span in matches(doc, rid)}
+
+
+def ends(doc, rid: str) -> set[int]:
+    """The index of the last token of each span that id ``rid``'s token patterns match."""
+    return {span.end - 1 for span in matches(doc, rid)}
+
+
+def roots(doc, rid: str) -> set[int]:
+    """The index of the first node of each match of id ``rid``'s dependency pattern."""
+    return {m[0].i for m in dep_matches(doc, rid)}
+
+
+def rooted(doc, rid: str, token) -> list[list]:
+    """The matches of id ``rid``'s dependency pattern whose first node is ``token``, in order."""
+    return [m for m in dep_matches(doc, rid) if m[0] == token]

@@ -4,9 +4,9 @@ Most are their records' patterns (registry/negation.presuppositions.yaml, regist
 
 from __future__ import annotations
 
-from pairbench.generated_suites.edits import has_subject, headline
+from pairbench.generated_suites.edits import has_subject, headline, kids
 from pairbench.generated_suites.lexicon import saying, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import matches, rooted, roots, starts
 from pairbench.generated_suites.registry import records
 
 AMOUNT_TYPES = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
@@ -14,9 +14,9 @@ AMOUNT_TYPES = ("MONEY", "CARDINAL", "PERCENT", "QUANTITY")
 
 def _held(doc, root, rid: str) -> bool:
     """Id ``rid``'s token pattern matched from the claim's verb ``root`` on, or its dependency pattern from ``root``."""
-    if records()[rid].pattern is not None and any(s.start >= root.i for s in matches(doc, rid)):
+    if records()[rid].pattern is not None and any(i >= root.i for i in starts(doc, rid)):
         return True
-    return records()[rid].dep_pattern is not None and any(m[0] == root for m in dep_matches(doc, rid))
+    return records()[rid].dep_pattern is not None and root.i in roots(doc, rid)
 
 
 def presupposed(doc, root, negs) -> str | None:
@@ -30,12 +30,12 @@ def presupposed(doc, root, negs) -> str | None:
 def _coordinated(doc, root, rid=None) -> bool:
     """A second verb of the claim's subject that tells what followed ("escaped and is now sought"), whose time hangs
     on the first's ("arrived on Monday and was unpacked by noon") or that ends with since ("and has worn it since")."""
-    later = [c for c in root.children if c.dep_ == "conj" and not has_subject(c)]
+    later = [c for c in kids(root, "conj") if not has_subject(c)]
     timed = later and _timed(root, later[0].i) and any(_timed(c, len(doc), True) for c in later)
     after = any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for c in later for g in c.children)
     text = " ".join(t.lower_ for t in doc if not t.is_punct)
     since = any(text == e or text.endswith(" " + e) for e in words("since_endings"))
-    return bool(timed or after or since and any(c.dep_ == "conj" and c.i > root.i for c in root.children))
+    return bool(timed or after or since and any(c.i > root.i for c in kids(root, "conj")))
 
 
 def _presupposing_comment(doc, root, rid) -> bool:
@@ -66,17 +66,14 @@ _PRESUPPOSED = (  # (id, test of doc, claim's verb, id) in order: the first that
     ("negation.participle_clause", _held),  # ", making X", ", helped by Y"
     ("negation.also_or_as", lambda doc, root, rid: doc[0].lower_ == "also" or _held(doc, root, rid)),
     ("negation.where_later", _held),
-    (
-        "negation.but_refers_back",
-        lambda doc, root, rid: any(m[0] == root and m[3].i > root.i for m in dep_matches(doc, rid)),
-    ),
+    ("negation.but_refers_back", lambda doc, root, rid: any(m[3].i > root.i for m in rooted(doc, rid, root))),
     ("negation.contrast_clause", _held),
 )
 
 
 def _timed(verb, end, after=False) -> bool:
     """A time of the verb's own before ``end`` (on Monday, at nine; ``after``: by noon, the next day)."""
-    own = [c for c in verb.children if c.dep_ in ("npadvmod", "advmod", "acomp", "prep", "agent")]
+    own = kids(verb, "npadvmod", "advmod", "acomp", "prep", "agent")
     preps, times = words("time_after_prepositions") if after else (), words("event_time_nouns")
     near = [t for c in own if not preps or c.dep_ not in ("prep", "agent") or c.lower_ in preps for t in c.subtree]
     hits = [
@@ -87,7 +84,7 @@ def _timed(verb, end, after=False) -> bool:
 
 def _clause_verb(t) -> bool:
     """A verb that makes a clause of its own: finite, or with an auxiliary ("had reached", not "to repeat")."""
-    finite = t.tag_ in ("VBD", "VBZ", "VBP") or any(a.dep_ in ("aux", "auxpass") and a.tag_ != "TO" for a in t.children)
+    finite = t.tag_ in ("VBD", "VBZ", "VBP") or any(a.tag_ != "TO" for a in kids(t, "aux", "auxpass"))
     return finite and t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass", "amod", "compound")
 
 
@@ -108,8 +105,8 @@ def framed(doc, root) -> str | None:
     colon = max((t.i for t in doc[: root.i] if t.text == ":"), default=None)
     if colon is not None and any(_clause_verb(t) and t.lemma_.lower() not in saying("claim") for t in doc[:colon]):
         return "hedging.colon_claim"
-    bare_past = not any(a.dep_ in ("aux", "auxpass") for a in root.children)  # a participle as the verb: no auxiliary
-    held = {rid: {m[1] for m in dep_matches(doc, rid) if m[0] == root} for rid in _BY_CHILD}
+    bare_past = not kids(root, "aux", "auxpass")  # a participle as the verb: no auxiliary
+    held = {rid: {m[1] for m in rooted(doc, rid, root)} for rid in _BY_CHILD}
     for c in root.children:
         for rid in _BY_CHILD:
             if c in held[rid] and (rid != "hedging.participle_as_verb" or bare_past and not has_subject(c)):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from lemminflect import getAllLemmas
 
-from pairbench.generated_suites.edits import Made, Refuse, headline, noun_phrase_head, rebuild
+from pairbench.generated_suites.edits import Made, Refuse, headline, kids, noun_phrase_head, rebuild
 from pairbench.generated_suites.lexicon import saying, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import matches, roots
 from pairbench.generated_suites.rules_clause import some_to_any, verb_base, verb_bases, verb_forms
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
@@ -20,16 +20,16 @@ def _caption_parts(doc, wide=False):
     noun phrase may hold a prepositional phrase before the participle of its head ("A group of people sitting",
     "A man on a motorcycle performing": the parse hangs the participle on the head noun) or open with a
     capitalised common noun the tagger read as a name ("Group of horses grazing")."""
-    roots = [t for t in doc if t.dep_ == "ROOT"]
-    if len(roots) != 1 or doc.text.rstrip().endswith(("?", "!")):
+    heads = [t for t in doc if t.dep_ == "ROOT"]
+    if len(heads) != 1 or doc.text.rstrip().endswith(("?", "!")):
         raise Refuse("negation.caption_not_one_sentence")
-    root = roots[0]
-    if root.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in root.children):
+    root = heads[0]
+    if root.tag_ == "VBG" and not kids(root, "aux", "auxpass"):
         participle = root  # "A passenger train waiting in a station."
-        if not any(c.dep_ == "nsubj" for c in root.children):
+        if not kids(root, "nsubj"):
             raise Refuse("negation.caption_without_subject")
     elif root.tag_ in ("NN", "NNS") or wide and root.i == 0 and root.tag_ == "NNP" and _common_noun(root):
-        participle = next((c for c in root.children if c.dep_ == "acl" and c.tag_ == "VBG"), None)
+        participle = next((c for c in kids(root, "acl") if c.tag_ == "VBG"), None)
         if participle is None or participle.i != root.i + 1 and not (wide and _phrase_between(root, participle)):
             raise Refuse("negation.caption_without_participle")
     else:
@@ -52,7 +52,7 @@ def _common_noun(token) -> bool:
 def _phrase_between(head, participle) -> bool:
     """Only the head noun's prepositional phrases between it and its participle ("group of people sitting")."""
     between = range(head.i + 1, participle.i)
-    phrases = [c for c in head.children if c.dep_ == "prep" and c.i in between]
+    phrases = [c for c in kids(head, "prep") if c.i in between]
     if any(t.dep_ in ("nmod", "appos", "npadvmod") for t in participle.doc[head.i : participle.i]):
         return False  # "a group of people white water rafting": no plain noun phrase
     last = participle.doc[participle.i - 1]
@@ -132,7 +132,7 @@ def _headline_passive_on_noun(doc) -> Made | None:
     caption = doc[-1].text == "."  # a caption: "A blue bird perched on a hand."
     if not (headline(doc) or caption) or root.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
         return None
-    participle = next((c for c in root.children if c.dep_ == "acl" and c.tag_ == "VBN"), None)
+    participle = next((c for c in kids(root, "acl") if c.tag_ == "VBN"), None)
     if participle is None or not participle.is_lower or participle.lower_ not in verb_forms(participle):
         return None
     if participle.i != root.i + 1 and not _phrase_between(root, participle):
@@ -147,7 +147,7 @@ def _headline_passive_on_noun(doc) -> Made | None:
     if base in words("no_passive_verbs") | saying("claim") or participle.lower_ in words("move_adverbs"):
         return None
     after = any(m.start > participle.i for m in matches(doc, "negation.headline_passive"))
-    if after or any(m[0] == participle for m in dep_matches(doc, "negation.headline_passive")):
+    if after or participle.i in roots(doc, "negation.headline_passive"):
         return None
     if any(t.is_punct and t.tag_ not in ("HYPH", "``", "''") for t in doc[: len(doc) - caption]):
         return None  # a colon, comma or dash: a second clause or a label ("Agribusiness: ...")
@@ -205,7 +205,7 @@ def entity_swap_caption(doc, ctx=None) -> Made:
     subject, participle = _caption_parts(doc)
     if participle.lemma_.lower() in words("symmetric_verbs"):
         raise Refuse("entity_swap.symmetric_verb")
-    obj = next((c for c in participle.children if c.dep_ == "dobj"), None)
+    obj = next(iter(kids(participle, "dobj")), None)
     if obj is None:
         raise Refuse("entity_swap.no_second_argument")
     thing = argument(obj)

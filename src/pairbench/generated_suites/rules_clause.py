@@ -15,6 +15,7 @@ from pairbench.generated_suites.edits import (
     headline,
     headline_plan,
     inflect,
+    kids,
     match_case,
     reads_title_case,
     rebuild,
@@ -22,15 +23,10 @@ from pairbench.generated_suites.edits import (
     title_case,
 )
 from pairbench.generated_suites.lexicon import saying, table, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import dep_matches, ends, matches, rooted, roots, starts
 from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, presupposed
 
 DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
-
-
-def _kids(token, *deps) -> list:
-    """``token``'s children of one of the dependencies ``deps``."""
-    return [c for c in token.children if c.dep_ in deps]
 
 
 def verb_bases(word: str, tag: str) -> list[str]:
@@ -60,11 +56,11 @@ def adjective_fragment(doc, root, finite) -> bool:
         return False
     if not doc.text.rstrip().endswith((".", "!", '"')):
         return True
-    subject = next(iter(_kids(root, "nsubj")), None)
-    if subject is not None and (subject.tag_ == "PRP" or _kids(subject, "det")):
+    subject = next(iter(kids(root, "nsubj")), None)
+    if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det")):
         return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
-    obj = next(iter(_kids(root, "dobj")), None)
-    return obj is not None and obj.tag_ == "NN" and not _kids(obj, "det", "poss", "nummod")
+    obj = next(iter(kids(root, "dobj")), None)
+    return obj is not None and obj.tag_ == "NN" and not kids(obj, "det", "poss", "nummod")
 
 
 def headline_participle(doc, root) -> bool:
@@ -72,9 +68,9 @@ def headline_participle(doc, root) -> bool:
     ("Man killed in French terror raid"): read as the past form of ``adjective_fragment`` is read."""
     if not headline(doc) or root.tag_ != "VBN" or root.dep_ != "ROOT" or root.i == 0:
         return False  # a reported participle ("UN confirms sarin used") stays refused
-    if _kids(root, "aux", "auxpass") or doc[root.i - 1].tag_.startswith("RB") or root.lower_ in words("move_adverbs"):
+    if kids(root, "aux", "auxpass") or doc[root.i - 1].tag_.startswith("RB") or root.lower_ in words("move_adverbs"):
         return False  # "critically wounded": the not would land after the adverb; "Asian markets mixed": a state
-    subjects = [c for c in _kids(root, "nsubj", "nsubjpass") if c.i < root.i]
+    subjects = [c for c in kids(root, "nsubj", "nsubjpass") if c.i < root.i]
     counted = any(t.like_num or t.dep_ == "nummod" for s in subjects for t in s.subtree)
     return bool(subjects) and not counted  # "Three Afghans not killed" reads as three others who lived
 
@@ -86,7 +82,7 @@ def reduced_passive(doc, root) -> bool:
     after = doc[root.i + 1 : root.i + 2].text.lower()
     if root.lower_ not in verb_forms(root) or after in words("move_adverbs"):
         return False  # "Shares closed lower": an active verb of movement
-    objects = _kids(root, "dobj", "conj", "ccomp", "xcomp", "dative")
+    objects = kids(root, "dobj", "conj", "ccomp", "xcomp", "dative")
     return not objects and not any(c.tag_ in ("VBD", "VBN") for c in root.children)
 
 
@@ -95,12 +91,12 @@ def caption_state(doc, root, finite) -> bool:
     headline, with no full stop: its reduced passive is read on its own, "president arrested")."""
     if finite.i != root.i or root.tag_ != "VBD" or len(doc) > 12 or any(t.text == "," for t in doc):
         return False
-    subject = next(iter(_kids(root, "nsubj")), None)
+    subject = next(iter(kids(root, "nsubj")), None)
     if not doc.text.rstrip().endswith(".") or subject is None or subject.tag_ not in ("NN", "NNS"):
         return False
-    if _kids(subject, "det", "poss") or subject.tag_ == "NNS" and not _kids(root, "prt"):
+    if kids(subject, "det", "poss") or subject.tag_ == "NNS" and not kids(root, "prt"):
         return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
-    return root.lower_ in verb_forms(root) and not _kids(root, "dobj", "ccomp", "xcomp", "dative")
+    return root.lower_ in verb_forms(root) and not kids(root, "dobj", "ccomp", "xcomp", "dative")
 
 
 def names_not_title_case(doc) -> bool:
@@ -117,9 +113,9 @@ def present_read_as_base(doc, root) -> bool:
     """A present the tagger read as a base form ("Gunmen kill nine foreigners", kill tagged VB): a base form
     heads no clause of its own, so the claim's verb with no auxiliary, to or modal, after a plural subject
     of its own (a plural noun, nouns joined by and, or I, we, you, they), is the present (do not kill)."""
-    if root.tag_ != "VB" or root.lemma_ == "be" or _kids(root, "aux", "auxpass", "neg"):
+    if root.tag_ != "VB" or root.lemma_ == "be" or kids(root, "aux", "auxpass", "neg"):
         return False
-    subject = next((c for c in _kids(root, "nsubj") if c.i < root.i), None)
+    subject = next((c for c in kids(root, "nsubj") if c.i < root.i), None)
     if subject is None or doc[root.i - 1].lower_ == "to":
         return False
     return subject.tag_ in ("NNS", "NNPS") or subject.lower_ in ("i", "we", "you", "they") or bool(subject.conjuncts)
@@ -131,7 +127,7 @@ def negation(doc, ctx=None) -> Made:
     if title_case(doc) and not names_not_title_case(doc):
         raise Refuse("anchor.title_case")
     root = framed_claim(claim_clause(doc))
-    negs, rid = _kids(root, "neg"), "negation.other_negative_words"
+    negs, rid = kids(root, "neg"), "negation.other_negative_words"
     aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
     others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg"]
     others += [t for t in doc if t.lower_ == "few" and (t.i == 0 or doc[t.i - 1].lower_ != "a")]  # "few ... did not"
@@ -159,14 +155,14 @@ def negation(doc, ctx=None) -> Made:
         return _unnegate(doc, root, finite, negs[0])
     if has_aux or root.lemma_ == "be":
         after = doc[finite.i + 1 : finite.i + 3]
-        if any(m.start == finite.i + 1 for m in matches(doc, "negation.not_before_hedge_adverb")):  # its pattern
+        if finite.i + 1 in starts(doc, "negation.not_before_hedge_adverb"):  # its pattern
             raise Refuse("negation.not_before_hedge_adverb")
         if after and after[0].lower_ in words("not_before") and after.text.lower() != "so far":
             raise Refuse("negation.not_before_adverb")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **some_to_any(root)}), "negation:insert_not")
     if tag not in DO_FORMS:
         raise Refuse("anchor.no_finite_verb")
-    if any(m.start == root.i for m in matches(doc, "negation.have_before_preposition")):  # its pattern
+    if root.i in starts(doc, "negation.have_before_preposition"):  # its pattern
         raise Refuse("negation.have_before_preposition")
     if root.lemma_ == "have" and doc[root.i + 1 : root.i + 2].root.tag_ == "VBN":  # "we have co-operated": a verb
         return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
@@ -194,13 +190,13 @@ def _clear_scope(doc, root) -> None:
         clear_scope(doc, root)
     except Refuse as why:
         lemmas = getAllLemmas(root.lower_)
-        plural_s = root.tag_ == "VBZ" and root.lower_.endswith("s") and bool(_kids(root, "dobj"))
+        plural_s = root.tag_ == "VBZ" and root.lower_.endswith("s") and bool(kids(root, "dobj"))
         if why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas or "NOUN" in lemmas and not plural_s:
             raise
         subordinators = [t for t in doc if t.lower_ in words("subordinators")]
         if any(t.i > root.i and t.dep_ != "mark" for t in subordinators):
             raise  # "cuts costs as rupee collapse bites": a clause the doubtful parse missed
-        if root.tag_ not in DO_FORMS or not any(c.i < root.i for c in _kids(root, "nsubj")):
+        if root.tag_ not in DO_FORMS or not any(c.i < root.i for c in kids(root, "nsubj")):
             raise
         if any(t.i < root.i for t in subordinators):
             raise Refuse("anchor.subordinator_before_verb") from None
@@ -209,12 +205,12 @@ def _clear_scope(doc, root) -> None:
 def _do_coordinated(doc, root) -> list:
     """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb);
     its pattern: an -s verb the parser tagged a plural noun and joined to the object ("opens a drawer and climbs")."""
-    verbs = [c for c in _kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
+    verbs = [c for c in kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
     marks = ("det", "amod", "nummod", "poss", "compound")  # a noun's, not a verb's
-    joined = [m[2] for m in dep_matches(doc, "negation.do_support_coordinated") if m[0] == root]
-    verbs += [v for v in joined if _s_verb(v) and not _kids(v, *marks)]
+    joined = [m[2] for m in rooted(doc, "negation.do_support_coordinated", root)]
+    verbs += [v for v in joined if _s_verb(v) and not kids(v, *marks)]
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
-    if any(doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ and v.pos_ != "NOUN" or _kids(v, *own) for v in verbs):
+    if any(doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ and v.pos_ != "NOUN" or kids(v, *own) for v in verbs):
         return []
     return verbs
 
@@ -231,9 +227,9 @@ def _base(verb) -> str:
 
 def framed_claim(root):
     """The clause after be and a frame adjective ("I'm afraid we are out of stock") is the claim."""
-    if not any(m[0] == root for m in dep_matches(root.doc, "negation.speaker_frame")):  # its pattern: be afraid
+    if root.i not in roots(root.doc, "negation.speaker_frame"):  # its pattern: be afraid
         return root
-    tied = [g for c in _kids(root, "acomp") for g in c.children]
+    tied = [g for c in kids(root, "acomp") for g in c.children]
     clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
     if not clauses and not any(c.lower_ == "so" for c in root.children):
         return root  # "I'm afraid of dogs", "sure to win": the not goes to the adjective
@@ -247,14 +243,14 @@ def _past_clause(doc, root) -> bool:
     with an object and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
     if root.lower_ in verb_forms(root, "VBD") - verb_forms(root):
         return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
-    named = [c for c in _kids(root, "nsubj") if c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
+    named = [c for c in kids(root, "nsubj") if c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
     if doc[-1].text == ".":
         return bool(named)
     reported = root.dep_ == "ccomp"  # "US believes Syrian government used chemical weapons": a reported act
-    agents = named + [c for c in _kids(root, "nsubj") if reported or c.tag_ in ("NNS", "PRP")]
+    agents = named + [c for c in kids(root, "nsubj") if reported or c.tag_ in ("NNS", "PRP")]
     names = any(g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children)
     passives = words("ditransitive_verbs") | words("object_passives")
-    return bool(agents) and not names and bool(_kids(root, "dobj")) and verb_base(root) not in passives
+    return bool(agents) and not names and bool(kids(root, "dobj")) and verb_base(root) not in passives
 
 
 def verb_forms(verb, tag: str = "VBN") -> set[str]:
@@ -274,7 +270,7 @@ def _number_alone(token) -> bool:
 
 def _bare_count(doc, root) -> bool:
     """ "Two reported dead", "two found dead": the participle's subject is a number alone."""
-    return any(_number_alone(t) for t in _kids(root, "nsubj", "nsubjpass")) or root.i > 0 and doc[root.i - 1].like_num
+    return any(_number_alone(t) for t in kids(root, "nsubj", "nsubjpass")) or root.i > 0 and doc[root.i - 1].like_num
 
 
 SCOPE_DEPS = ("dobj", "dative", "prep", "pobj", "conj")  # a verb's objects and phrases, and theirs
@@ -282,11 +278,11 @@ SCOPE_DEPS = ("dobj", "dative", "prep", "pobj", "conj")  # a verb's objects and 
 
 def some_to_any(verb) -> dict:
     """The some after the verb as any ("is not preparing any food"): "not preparing some food" denies nothing."""
-    reach, found = [c for c in verb.children if c.dep_ in SCOPE_DEPS[:3] and c.i > verb.i], []  # no verb conj
+    reach, found = [c for c in kids(verb, *SCOPE_DEPS[:3]) if c.i > verb.i], []  # no verb conj
     while reach:
         t = reach.pop()
         found += [d for d in (t, *t.children) if d.lower_ == "some" and (d.dep_ == "det" or d is t)]
-        reach += [c for c in t.children if c.dep_ in SCOPE_DEPS]
+        reach += kids(t, *SCOPE_DEPS)
     return {d.i: match_case("any", d.text) for d in found}
 
 
@@ -298,7 +294,7 @@ def adverb_before(doc, verb) -> bool:
 def _negation_scope(doc, root, finite, negs) -> str | None:
     """Why a not added to (or removed from) the clause would not deny (or restore) its claim; an id whose record
     has a pattern (``registry/negation.yaml``) is refused where its pattern matches as the comment says."""
-    if any(m[0] == root for m in dep_matches(doc, "negation.subordinate_clause")):  # its pattern: on the verb
+    if root.i in roots(doc, "negation.subordinate_clause"):  # its pattern: on the verb
         return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
     if _comma_clauses(doc):
         return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
@@ -308,12 +304,12 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid, start in (("negation.until_clause", root.i + 1), ("negation.condition_clause", 0)):
         if any(m.start >= start for m in matches(doc, rid)):  # "did not apply until 1990": a delay
             return rid
-    if not negs and any(m[0] == root for m in dep_matches(doc, "negation.report_verb")):
+    if not negs and root.i in roots(doc, "negation.report_verb"):
         return "negation.report_verb"
     if negs and any(t.lower_ == "because" for t in doc[root.i :]):
         return "negation.because_clause"  # "won't investigate because X": X gives the reason of the not
-    subjects = _kids(root, "nsubj", "nsubjpass", "expl")
-    sayers = [c for v in root.ancestors for c in _kids(v, "nsubj", "nsubjpass")]  # "Some say X"
+    subjects = kids(root, "nsubj", "nsubjpass", "expl")
+    sayers = [c for v in root.ancestors for c in kids(v, "nsubj", "nsubjpass")]  # "Some say X"
     aside = {u for s in subjects for a in s.subtree if a.dep_ in ("appos", "acl", "relcl") for u in a.subtree}
     heads = [t for s in subjects for t in s.subtree if t not in aside] + [t for s in sayers for t in (s, *s.children)]
     if any(t.lower_ in words("scope_quantifiers") for t in heads):
@@ -326,7 +322,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
             return "negation.approximate_count_subject"
         if _number_alone(subj):  # "Three die": a not would read as a count of others
             return "negation.number_alone_subject"
-        if _kids(subj, "nummod") and not definite and root.lemma_ == "be" and not _kids(root, "xcomp"):
+        if kids(subj, "nummod") and not definite and root.lemma_ == "be" and not kids(root, "xcomp"):
             return "negation.counted_subject_of_be"
     if not negs and matches(doc, "negation.frequency_adverb"):
         return "negation.frequency_adverb"
@@ -337,26 +333,26 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid in ("negation.somewhere_after_verb", "negation.death_with_age"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
-    if not negs and headline(doc) and any(m.start == finite.i for m in matches(doc, "negation.headline_death")):
+    if not negs and headline(doc) and finite.i in starts(doc, "negation.headline_death"):
         return "negation.headline_death"
-    if not negs and any(m.end == finite.i for m in matches(doc, "negation.not_before_adverb")):
+    if not negs and finite.i - 1 in ends(doc, "negation.not_before_adverb"):
         return "negation.not_before_adverb"  # "United already has paid" -> "already has not paid"
     if not negs and finite.lower_ == "must":
         return "negation.must"
     if not negs and saying_alone(root, also=("auxpass", "oprd")):
         return "negation.saying_without_claim"
-    if not negs and any(m[0] == root for m in dep_matches(doc, "negation.something_object")):
+    if not negs and root.i in roots(doc, "negation.something_object"):
         return "negation.something_object"
-    bare = [m[0] for m in dep_matches(doc, "negation.there_is_bare_noun") if not _kids(m[-1], "det", "nummod", "poss")]
+    bare = [m[0] for m in dep_matches(doc, "negation.there_is_bare_noun") if not kids(m[-1], "det", "nummod", "poss")]
     if not negs and root in bare:  # its pattern: there, be and a noun, here with no determiner or count
         return "negation.there_is_bare_noun"
-    could = any(m[0] == root for m in dep_matches(doc, "negation.modal_of_possibility"))  # its pattern: "We could"
+    could = root.i in roots(doc, "negation.modal_of_possibility")  # its pattern: "We could"
     weak = words("weak_modals") | ({"could"} if could else set())
-    if finite.lower_ in weak or any(c.lower_ in weak for c in _kids(root, "aux")):
+    if finite.lower_ in weak or any(c.lower_ in weak for c in kids(root, "aux")):
         return "negation.modal_of_possibility"
-    if not negs and root.lemma_ == "be" and any(c.ent_type_ in AMOUNT_TYPES for c in _kids(root, "attr")):
+    if not negs and root.lemma_ == "be" and any(c.ent_type_ in AMOUNT_TYPES for c in kids(root, "attr")):
         return "negation.copula_with_amount"
-    if negs and any(m[0] == negs[0] for m in matches(doc, "negation.not_with_focus_word")):
+    if negs and negs[0].i in starts(doc, "negation.not_with_focus_word"):
         return "negation.not_with_focus_word"  # its pattern: "not just X but Y"
     if negs and any(m.start >= negs[0].i for m in matches(doc, "negation.polarity_word")):
         return "negation.polarity_word"
@@ -368,7 +364,7 @@ def _comma_clauses(doc) -> bool:
     verbs = [m[0] for m in matches(doc, "negation.headline_comma_clauses")] if headline(doc) else []  # its pattern
     for comma in (t for t in doc if t.text == ","):
         after = [t for t in verbs if t.i > comma.i and t.lemma_.lower() not in saying("claim")]
-        subjects = [c for t in after for c in _kids(t, "nsubj", "nsubjpass")]
+        subjects = [c for t in after for c in kids(t, "nsubj", "nsubjpass")]
         fused = any(c.i > comma.i for c in subjects) and any(c.i < comma.i and _verb_like(c) for c in subjects)
         if after and (any(t.i < comma.i for t in verbs) or fused):  # "Train derails(NNS) near Paris, dozens hurt"
             return True
@@ -386,27 +382,27 @@ def _in_scope(token, root) -> bool:
 
 def _verb_like(token) -> bool:
     """A plural noun that is a verb's -s form with a phrase of its own ("derails near Paris")."""
-    return _s_verb(token) and bool(_kids(token, "prep", "dobj"))
+    return _s_verb(token) and bool(kids(token, "prep", "dobj"))
 
 
 def saying_alone(root, also=()) -> bool:
     """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim); an
     object with a participle of its own is none ("say suspect arrested"). A hedge or a not doubts the saying."""
-    claims = _kids(root, "dobj", "ccomp", *also)
+    claims = kids(root, "dobj", "ccomp", *also)
     bare = all(c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims)
     return root.lemma_.lower() in saying("alone") and bare
 
 
 def caption_present(doc, root, finite, base) -> bool:
     """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
-    if finite.i != root.i or no_progressive(base) or _kids(root, "acomp", "attr", "oprd"):
+    if finite.i != root.i or no_progressive(base) or kids(root, "acomp", "attr", "oprd"):
         return False
     habit = words("frequency_adverbs") | words("habit_words")
     if any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18:
         return False  # a habit, or a longer sentence of prose rather than a caption
     if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
         raise Refuse("hedging.coordinated_verbs")
-    subjects = _kids(root, "nsubj")
+    subjects = kids(root, "nsubj")
     if len(subjects) != 1 or subjects[0].lower_ in ("someone", "somebody"):
         return len(subjects) == 1
     # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit

@@ -8,7 +8,7 @@ import re
 
 from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import matches, roots
 
 
 def _colour(doc) -> Made | None:
@@ -16,7 +16,7 @@ def _colour(doc) -> Made | None:
     found = [t for t in doc if t.lower_ in colours or t.lower_ in words("other_colours")]
     if len(found) != 1 or found[0].lower_ not in colours or colours[found[0].lower_] in doc.text.lower():
         return None  # no one colour, or the new colour there already
-    if matches(doc, "near_miss.colour") or any(m[0] == found[0] for m in dep_matches(doc, "near_miss.colour")):
+    if matches(doc, "near_miss.colour") or found[0].i in roots(doc, "near_miss.colour"):
         return None  # a name (White House), no adjective on its noun, glued, coordinated or modified (dark red)
     token = found[0]
     return Made(rebuild(doc, {token.i: match_case(colours[token.lower_], token.text)}), "near_miss:colour")
@@ -44,7 +44,7 @@ def _sex(doc) -> Made | None:
     found = [t for t in doc if t.lower_ in sexes or t.lower_ in words("sexed_words")]
     if len(found) != 1 or found[0].lower_ not in sexes or matches(doc, "near_miss.person_sex"):
         return None  # beside a name (Janet Yellen ... first woman; a man ... with Obama), or shirtless
-    if any(m[0] == found[0] for m in dep_matches(doc, "near_miss.person_sex")):
+    if found[0].i in roots(doc, "near_miss.person_sex"):
         return None  # a name, a compound or a fixed phrase (snow man, best man, man of the match) or glued (man-made)
     token = found[0]
     return Made(rebuild(doc, {token.i: match_case(sexes[token.lower_], token.text)}), "near_miss:person_sex")

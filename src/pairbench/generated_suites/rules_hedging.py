@@ -12,13 +12,14 @@ from pairbench.generated_suites.edits import (
     headline,
     headline_plan,
     inflect,
+    kids,
     match_case,
     reads_title_case,
     rebuild,
     verb_lemmas,
 )
 from pairbench.generated_suites.lexicon import saying, table, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import dep_matches, matches, roots, starts
 from pairbench.generated_suites.presuppositions import framed
 from pairbench.generated_suites.rules_clause import (
     adjective_fragment,
@@ -44,7 +45,7 @@ def hedging(doc, ctx=None) -> Made:
         return _unhedge(doc, root, present)
     if matches(doc, "hedging.certainty_adverb"):
         raise Refuse("hedging.certainty_adverb")
-    negs = [c for c in root.children if c.dep_ == "neg"]
+    negs = kids(root, "neg")
     negated = negs or matches(doc, "hedging.negated_clause")  # its pattern: a negative word
     plan = headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas may lead ...", as "will" -> "may"
     vowed = root.dep_ != "ROOT" and root.head.lemma_ != "say"  # "Hajj to go ahead, officials vow"
@@ -60,7 +61,7 @@ def hedging(doc, ctx=None) -> Made:
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
         raise Refuse(why)
     base = verb_base(finite) if finite.i != root.i else verb_base(root)
-    coordinated = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
+    coordinated = [c for c in kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
     if coordinated and not _shared_hedge(doc, root, finite, coordinated):
         raise Refuse("hedging.coordinated_verbs")
     if saying_alone(root):
@@ -109,7 +110,7 @@ def _shared_hedge(doc, root, finite, coordinated) -> bool:
         return False
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
     for verb in coordinated:
-        if doc[verb.i - 1].lower_ != "and" or verb.tag_ != root.tag_ or any(c.dep_ in own for c in verb.children):
+        if doc[verb.i - 1].lower_ != "and" or verb.tag_ != root.tag_ or kids(verb, *own):
             return False
         if past and inflect(verb_base(verb), "VBN") != verb.lower_:
             return False  # "ran and swam": "may have ran" is no English
@@ -119,7 +120,7 @@ def _shared_hedge(doc, root, finite, coordinated) -> bool:
 def _bare_plural_subject(root) -> bool:
     """A plural subject without a determiner ("Red grapes"): what is said of it is general."""
     subject = _subject(root, ("nsubj",))
-    bare = subject is not None and not any(c.dep_ in ("det", "poss") for c in subject.children)
+    bare = subject is not None and not kids(subject, "det", "poss")
     return bare and subject.tag_ == "NNS"
 
 
@@ -129,23 +130,20 @@ _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id,
     ("hedging.adverb_before_verb", lambda d, r, f: f.i == r.i and adverb_before(d, r)),
     ("hedging.emphatic_do", lambda d, r, f: f.lemma_ == "do" and f.i != r.i),
     ("hedging.past_perfect", lambda d, r, f: f.lemma_ == "have" and f.tag_ == "VBD" and f.i != r.i),
-    ("hedging.be_to", lambda d, r, f: any(m.start == f.i for m in matches(d, "hedging.be_to"))),
+    ("hedging.be_to", lambda d, r, f: f.i in starts(d, "hedging.be_to")),
     ("hedging.hoped_claim", lambda d, r, f: r.dep_ == "ccomp" and verb_lemmas(r.head) & words("wishing_verbs")),
     ("hedging.wishing_present", lambda d, r, f: verb_base(r) in words("wishing_verbs") and f.tag_ in ("VBZ", "VBP")),
-    (
-        "hedging.progressive_passive",
-        lambda d, r, f: any(m[0] == r for m in dep_matches(d, "hedging.progressive_passive")),
-    ),
-    ("hedging.adverb_after_be", lambda d, r, f: any(m.start == f.i for m in matches(d, "hedging.adverb_after_be"))),
+    ("hedging.progressive_passive", lambda d, r, f: r.i in roots(d, "hedging.progressive_passive")),
+    ("hedging.adverb_after_be", lambda d, r, f: f.i in starts(d, "hedging.adverb_after_be")),
     ("hedging.ongoing_headline", lambda d, r, f: headline(d) and f.i == r.i and verb_base(r) in words("ongoing_verbs")),
     ("hedging.caption_state", caption_state),
-    ("hedging.pronoun_appos", lambda d, r, f: any(m[0] == r for m in dep_matches(d, "hedging.pronoun_appos"))),
-    ("hedging.subject_after_verb", lambda d, r, f: any(c.i > f.i for c in r.children if c.dep_ == "nsubj")),
+    ("hedging.pronoun_appos", lambda d, r, f: r.i in roots(d, "hedging.pronoun_appos")),
+    ("hedging.subject_after_verb", lambda d, r, f: any(c.i > f.i for c in kids(r, "nsubj"))),
 )
 
 
 def _subject(verb, deps=("nsubj", "nsubjpass")):
-    return next((c for c in verb.children if c.dep_ in deps), None)
+    return next(iter(kids(verb, *deps)), None)
 
 
 def _speaker_own(root, finite) -> str | None:
@@ -163,7 +161,7 @@ def _sayer_own(doc, root, finite) -> bool:
     numbers = table("subject_pronoun_numbers")
     for _, claim, sayer, subject in dep_matches(doc, "hedging.sayer_own"):
         plural = sayer.tag_ in ("NNS", "NNPS") or numbers.get(sayer.lower_) == "plural"
-        plural = plural or any(c.dep_ == "conj" for c in sayer.children)
+        plural = plural or bool(kids(sayer, "conj"))
         # the pronoun agrees with the sayer ("Lawyers say it may remain focused": "it" is no lawyer)
         if claim == root and finite.tag_ != "MD" and numbers[subject.lower_] == ("plural" if plural else "singular"):
             return True
@@ -196,7 +194,7 @@ def _unhedge(doc, root, present) -> Made:
     word = present[0]
     if word.lower_ not in words("hedge_adverbs") or word.dep_ != "advmod" or word.head.i != root.i:
         raise Refuse("hedging.modal_hedge")
-    if any(m.start + 1 == word.i for m in matches(doc, "hedging.quoted_hedge")):  # its pattern: the quotes
+    if word.i - 1 in starts(doc, "hedging.quoted_hedge"):  # its pattern: the quotes
         raise Refuse("hedging.quoted_hedge")
     commas = [t.i for t in doc[max(word.i - 1, 0) : word.i + 2] if t.text == ","]  # "Reportedly, X", "X, reportedly,"
     edits = {word.i: ""} | (dict.fromkeys(commas, "") if word.i == 0 or len(commas) == 2 else {})

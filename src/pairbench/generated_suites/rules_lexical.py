@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import dep_matches, inside, matches
+from pairbench.generated_suites.patterns import ends, inside, matches, rooted, roots, starts
 
 _DIGITS = re.compile(r"^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
 
@@ -42,7 +42,7 @@ def is_year(token) -> bool:
 def numbers_in(doc):
     """Every number of the sentence (digits, number words, "one" counting a noun, scale words alone); no year, nor what
     no_number's pattern passes over (a rank, the scale word of "4.7 million", the pronoun of "a final one")."""
-    passed = {m.end - 1 for m in matches(doc, "numerical.no_number")}
+    passed = ends(doc, "numerical.no_number")
     numbers = [t for t in doc if t.like_num or number_value(t.text) is not None or t.lower_ in words("plural_scales")]
     return [t for t in numbers if t.i not in passed and not is_year(t)]
 
@@ -61,7 +61,7 @@ def count_bound(token) -> int | None:
     """The natural bound of the noun a number counts (11 players, 50 states; ``event_bounds`` by context), or None;
     its pattern finds the noun: its head after it ("5 workers"), or the object of "dozens of" ("states")."""
     rid = "numerical.x10_passes_noun_bound"
-    noun = next((m[-1].lower_ for m in dep_matches(token.doc, rid) if m[0] == token), "")
+    noun = next((m[-1].lower_ for m in rooted(token.doc, rid, token)), "")
     bound = table("noun_bounds").get(noun) or table("event_bounds").get(noun)
     context = {t.lemma_.lower() for t in token.doc} if isinstance(bound, dict) else ()
     return next((b for w, b in bound.items() if w in context), None) if context else bound
@@ -81,7 +81,7 @@ def number_refusal(doc, token) -> str | None:
         return "numerical.identifier_or_age"
     value = number_value(token.text)
     scale = nxt is not None and nxt.lower_ in words("scale_words")
-    counts = starts(doc, "numerical.digits_x10", token)  # its pattern: a noun counted (5 workers) or an amount
+    counts = token.i in roots(doc, "numerical.digits_x10")  # its pattern: a noun counted (5 workers) or an amount
     if value in (None, 0) or value == 1 and not scale or token.head.lower_ in words("scale_nouns") or not counts:
         return "numerical.counts_no_noun"
     if scale and nxt.lower_ in words("large_scales") or value * 10 >= 10000:
@@ -111,7 +111,7 @@ def fixed_number(doc, token) -> str | None:
         return "numerical.idiom"
     if inside(doc, "numerical.year_or_era", token):  # its pattern: 400 AD, AD 400, the 1850s
         return "numerical.year_or_era"
-    if ends(doc, "numerical.part_of_total", token):  # its pattern: the first of three
+    if token.i in ends(doc, "numerical.part_of_total"):  # its pattern: the first of three
         return "numerical.part_of_total"
     nxt = [t.lower_ for t in doc[token.i + 1 : token.i + 4]]
     prev = doc[token.i - 1].lower_ if token.i > 0 else ""
@@ -122,16 +122,6 @@ def fixed_number(doc, token) -> str | None:
     if prev in words("threshold_words") and (age or bare and prev != "least"):
         return "numerical.age_threshold"
     return None
-
-
-def ends(doc, rid: str, token) -> bool:
-    """A match of id ``rid``'s token pattern ends at ``token``."""
-    return any(m.end - 1 == token.i for m in matches(doc, rid))
-
-
-def starts(doc, rid: str, token) -> bool:
-    """``token`` is the first node of a match of id ``rid``'s dependency pattern (the number the pattern is about)."""
-    return any(m[0] == token for m in dep_matches(doc, rid))
 
 
 def name_number(token) -> bool:
@@ -146,7 +136,7 @@ def _x10_refusal(doc, token) -> str | None:
     if _unit(doc, token) in words("body_units"):
         return "numerical.body_unit"
     after = max(token.head.i, token.i) + 1  # its pattern: a period right after the count and its noun
-    periodic = any(m.start == after for m in matches(doc, "numerical.handful_per_period"))
+    periodic = after in starts(doc, "numerical.handful_per_period")
     if periodic and (number_value(token.text) or 0) < 10:
         return "numerical.handful_per_period"
     return None

@@ -7,7 +7,7 @@ from collections import Counter
 from pairbench.generated_suites.edits import Made, Refuse
 from pairbench.generated_suites.gazetteer import kind_of, organisation, place_or_group, same_thing
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import matches
+from pairbench.generated_suites.patterns import matches, starts
 from pairbench.generated_suites.rules_lexical import count_bound, number_refusal, number_value, numbers_in
 from pairbench.generated_suites.rules_step import small_step
 
@@ -15,11 +15,6 @@ ENTITY_TYPES = ("PERSON", "GPE", "ORG", "NORP", "CARDINAL", "MONEY", "PERCENT")
 _NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
 # ten times a count is refused by numerical; a near miss stays within ``modest_change`` and ``_too_large`` instead
 _TEN_TIMES = ("numerical.large_total", "numerical.x10_passes_noun_bound")
-
-
-def _at(doc, rid: str, i: int) -> bool:
-    """Id ``rid``'s token pattern matches from token ``i`` on (the word before an entity, its first or last word)."""
-    return any(m.start == i for m in matches(doc, rid))
 
 
 def well_formed(ent) -> bool:
@@ -40,7 +35,8 @@ def fine_type(ent, company_texts) -> str | None:
     """The entity's fine type (a person by its words, a place, an organisation, a number by its unit), or None."""
     text = ent.text
     if ent.label_ == "PERSON":
-        if _at(ent.doc, "near_miss.after_title", ent.start) or place_or_group(text) or organisation(text) is not None:
+        titled = ent.start in starts(ent.doc, "near_miss.after_title")
+        if titled or place_or_group(text) or organisation(text) is not None:
             return None
         return f"person:{len(ent)}"
     if ent.label_ in ("GPE", "NORP"):
@@ -60,7 +56,7 @@ def entity_inventory(docs) -> dict[str, list[str]]:
     for doc in docs:
         for e in doc.ents:
             labels.setdefault(e.text, set()).add(e.label_)
-            if e.label_ == "ORG" and _at(doc, "near_miss.org", e.end):  # its pattern: "Sony Corp.", a company
+            if e.label_ == "ORG" and e.end in starts(doc, "near_miss.org"):  # its pattern: "Sony Corp.", a company
                 company_texts.add(e.text)
     counts: Counter = Counter()
     genders: dict[str, set] = {}
@@ -91,14 +87,15 @@ def _context_refusal(doc, ent) -> str | None:
         return None
     if matches(doc, "near_miss.ticker"):  # its pattern: a ticker (IBM.N) or an exchange
         return "near_miss.ticker"
-    if _at(doc, "near_miss.describing_noun", ent.start - 1):  # its pattern: the word before
+    if ent.start - 1 in starts(doc, "near_miss.describing_noun"):  # its pattern: the word before
         return "near_miss.describing_noun"
-    if ent.label_ == "ORG" and _at(doc, "near_miss.company_after_of", ent.start - 1):
+    if ent.label_ == "ORG" and ent.start - 1 in starts(doc, "near_miss.company_after_of"):
         return "near_miss.company_after_of"
     head = ent.root.head
     offices = words("institutions") | words("ruler_words")  # the office it modifies (a plural as its singular)
     named_office = head.i >= ent.end and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}
-    if named_office or _at(doc, "near_miss.institution", ent.end):  # its pattern: the office it owns (Qatar's emir)
+    # its pattern: the office it owns (Qatar's emir)
+    if named_office or ent.end in starts(doc, "near_miss.institution"):
         return "near_miss.institution"
     if ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound"):
         return "near_miss.nationality_as_noun"
@@ -138,7 +135,7 @@ def _entity_refusal(doc, ent) -> str | None:
     if doc.text.count(ent.text) > 1:
         return "near_miss.named_twice"
     for rid in ("near_miss.after_article", "near_miss.after_title"):  # their patterns: the word before
-        if _at(doc, rid, ent.start - 1):
+        if ent.start - 1 in starts(doc, rid):
             return rid
     prev = doc[ent.start - 1] if ent.start > 0 else None
     nxt = doc[ent.end] if ent.end < len(doc) else None
@@ -151,7 +148,7 @@ def _entity_refusal(doc, ent) -> str | None:
         return "near_miss.name_as_modifier"
     if (why := _context_refusal(doc, ent)) is not None:
         return why
-    if _at(doc, "near_miss.glued_entity", ent.end - 1):  # glued to what follows
+    if ent.end - 1 in starts(doc, "near_miss.glued_entity"):  # glued to what follows
         return "near_miss.glued_entity"
     counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # dates and times count nothing
     if ent.label_ in ("MONEY", "PERCENT") and counts > 1 + sum(t.like_num for t in ent[1:]):

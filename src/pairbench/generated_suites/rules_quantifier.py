@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from lemminflect import getLemma
 
-from pairbench.generated_suites.edits import Made, Refuse, match_case, rebuild, single_clause, verb_lemmas
+from pairbench.generated_suites.edits import Made, Refuse, kids, match_case, rebuild, single_clause, verb_lemmas
 from pairbench.generated_suites.lexicon import saying, table, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import dep_matches, ends, matches, roots, starts
 
 
 def _refuse_first(tests: dict) -> None:
@@ -30,13 +30,13 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
     times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
     # "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all
-    conjs = [c for c in head.children if c.dep_ == "conj"]
-    plain = all(c.tag_ == "NNS" and not any(d.dep_ in ("det", "poss") for d in c.children) for c in conjs)
-    shared = low == "no" and {c.lower_ for c in head.children if c.dep_ == "cc"} == {"or"} and plain
-    negated = clause is not None and any(c.dep_ == "neg" for c in clause.children)  # "why some patients do not respond"
+    conjs = kids(head, "conj")
+    plain = all(c.tag_ == "NNS" and not kids(c, "det", "poss") for c in conjs)
+    shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and plain
+    negated = clause is not None and bool(kids(clause, "neg"))  # "why some patients do not respond"
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
-    of_noun = head.tag_ == "NNS" and any(s.end - 1 == token.i for s in matches(doc, "quantifier.modified"))
+    of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")
     hopes = [
         a for a in token.ancestors if a.pos_ == "VERB" and set(getLemma(a.lower_, "VERB")) & words("wishing_verbs")
     ]
@@ -45,9 +45,9 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
         "quantifier.intensified": prev in words("quantifier_intensifiers"),
         "quantifier.condition_clause": _condition(doc, token),
         "quantifier.consequence_link": matches(doc, "quantifier.consequence_link"),
-        "quantifier.hyphenated": any(s.start == token.i for s in matches(doc, "quantifier.hyphenated")),
+        "quantifier.hyphenated": token.i in starts(doc, "quantifier.hyphenated"),
         "quantifier.time_adverbial": {token.ent_type_, noun.ent_type_} & {"DATE", "TIME"} or noun.lower_ in times,
-        "quantifier.coordinated_noun": any(c.dep_ == "conj" for c in noun.children) and not shared,
+        "quantifier.coordinated_noun": bool(kids(noun, "conj")) and not shared,
         "quantifier.fixed_expression": low == "no" and head.lemma_.lower() in words("no_idioms"),
         "quantifier.polarity_context": low in ("no", "none") and matches(doc, "quantifier.polarity_context"),
         "quantifier.unlicensed_polarity": low in ("few", "no", "none", "little") and _unlicensed(doc, token, clause),
@@ -90,20 +90,20 @@ def _condition(doc, token=None) -> bool:
 
 def _result_clause(doc, clause) -> bool:
     """A clause of result or degree ("so lucrative that many ..."), whose quantity the degree explains."""
-    return any(m[0] == clause for m in dep_matches(doc, "quantifier.result_clause"))
+    return clause.i in roots(doc, "quantifier.result_clause")
 
 
 def _of_object(token):
     """The object of the of right after ``token`` ("most of the students": students), or None."""
-    prep = next((c for c in token.children if c.dep_ == "prep" and c.lower_ == "of" and c.i == token.i + 1), None)
-    return next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+    prep = next((c for c in kids(token, "prep") if c.lower_ == "of" and c.i == token.i + 1), None)
+    return next(iter(kids(prep, "pobj")), None) if prep is not None else None
 
 
 def _partitive(token):
     """The table of a partitive quantifier ("most of the students", "none of them"), or None."""
     if (obj := _of_object(token)) is None:
         return None
-    dets = [c for c in obj.children if c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an")]
+    dets = [c for c in kids(obj, "det", "poss") if c.lower_ not in ("a", "an")]
     definite = obj.lower_ in ("them", "us", "these", "those") or bool(dets)
     if not definite or token.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
         return None
@@ -162,7 +162,7 @@ def quantifier(doc, ctx=None) -> Made:
         _refuse_quantifier(doc, token, token if bare else None)
         if bare and any(t.lower_ in words("quantifiers_contrast") for t in doc[token.i + 1 :]):
             raise Refuse("quantifier.contrast")  # "praised by many, but some remain wary" -> "by few, but some ..."
-        verbs = [token.head, *(c for c in token.head.children if c.dep_ in ("aux", "auxpass"))]
+        verbs = [token.head, *kids(token.head, "aux", "auxpass")]
         singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs)  # the verbs of the quantified subject
         if low not in exchange or bare and singular:
             raise Refuse("quantifier.breaks_agreement")  # "Most was lost in the fire": a mass, no "few was"
@@ -196,7 +196,7 @@ def _bare(token) -> bool:
     """ "Many believe ...", "praised by many": many, few or most alone, the subject of a verb or the agent after by
     (``quantifier.bare``'s pattern, or the agent last), with no determiner, modifier or of of its own (of whom)."""
     last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
-    alone = last_agent or any(m[0] == token for m in dep_matches(token.doc, "quantifier.bare"))
+    alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
     return alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
 
 
@@ -209,7 +209,7 @@ def _indefinite_person(doc) -> Made | None:
         return None
     verb, noun, token = min(found, key=lambda m: m[2].i)
     new = persons[f"{token.lower_} {noun.lower_}"]
-    if verb_lemmas(verb) & saying("claim") and any(c.dep_ == "ccomp" for c in verb.children):
+    if verb_lemmas(verb) & saying("claim") and kids(verb, "ccomp"):
         raise Refuse("quantifier.person_sayer")  # "A person familiar with the talks said ..." -> "Nobody ... said"
     _pronoun_refusal(doc, token, noun, new)
     return Made(rebuild(doc, {token.i: match_case(new, token.text), noun.i: ""}), "quantifier:a_person_to_nobody")
@@ -222,7 +222,7 @@ def _amount(doc, token) -> Made | None:
     if phrase is None or token.i > 0 and doc[token.i - 1].lower_ in ("such", "what"):
         return None  # "such a lot of friends" -> "such few friends" is no English
     of = doc[token.i + len(phrase) - 1]
-    noun = next((c for c in of.children if c.dep_ == "pobj"), None)
+    noun = next(iter(kids(of, "pobj")), None)
     bare = noun is not None and not any(t.pos_ in ("DET", "PRON", "NUM") for t in doc[of.i + 1 : noun.i + 1])
     if not bare or noun.tag_ not in ("NN", "NNS"):
         return None  # "a lot of the time", "lots of them", "a lot of 20 somethings": no bare noun
@@ -285,10 +285,10 @@ def quantifier_positional(doc, ctx=None) -> Made:
 def quantifier_caption(doc, ctx=None) -> Made:
     """ "Room with several computer monitors." -> "Room with no computer monitors.": a caption with a noun at its root
     (no verb for the clause rules), its one quantifier in a with phrase on a noun (lexicon quantifiers_with)."""
-    roots = [t for t in doc if t.dep_ == "ROOT"]
-    captioned = len(roots) == 1 and roots[0].pos_ in ("NOUN", "PROPN") and not doc.text.rstrip().endswith(("?", "!"))
+    heads = [t for t in doc if t.dep_ == "ROOT"]
+    captioned = len(heads) == 1 and heads[0].pos_ in ("NOUN", "PROPN") and not doc.text.rstrip().endswith(("?", "!"))
     found = [t for t in doc if t.lower_ in _quantities() | words("quantifiers_pronoun") | {"any", "other", "others"}]
-    in_with = len(found) == 1 and any(m[0] == found[0] for m in dep_matches(doc, "quantifier.caption_with"))
+    in_with = len(found) == 1 and found[0].i in roots(doc, "quantifier.caption_with")
     if not captioned or not in_with or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
         raise Refuse("quantifier.caption_none")  # "Several cows grazing ...": a subject, or a verb's with
     token = found[0]

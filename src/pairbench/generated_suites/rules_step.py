@@ -7,18 +7,16 @@ import re
 
 from lemminflect import getInflection
 
-from pairbench.generated_suites.edits import Made, Refuse, match_case, reads_title_case, rebuild, title_case
+from pairbench.generated_suites.edits import Made, Refuse, kids, match_case, reads_title_case, rebuild, title_case
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import dep_matches, inside, matches
+from pairbench.generated_suites.patterns import ends, inside, matches, roots
 from pairbench.generated_suites.rules_lexical import (
     article_refusal,
     count_bound,
-    ends,
     fixed_number,
     name_number,
     number_value,
     numbers_in,
-    starts,
 )
 
 _INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
@@ -69,7 +67,7 @@ def stepped(doc, token) -> str | None:
     if (glued := _GLUED.match(token.text)) is not None:  # "$4.1bn" -> "$4.2bn": the scale stays glued
         new = small_step(glued.group(1)) or decimal_step(glued.group(1))
         return new + glued.group(2) if new and _glued_amount(token) else None
-    if starts(doc, "numerical.small_step", token):  # its dep_pattern, a quake: 6.6 -> 6.7, never past 9.9 nor 7 -> 8
+    if token.i in roots(doc, "numerical.small_step"):  # its dep_pattern, a quake: 6.6 -> 6.7, never past 9.9 nor 7 -> 8
         return decimal_step(token.text)
     amount = token.i > 0 and doc[token.i - 1].text in words("currency_signs") or nxt in words("amount_after")
     return small_step(token.text) or (decimal_step(token.text) if amount else None)
@@ -93,17 +91,17 @@ def _step_refusal(doc, token) -> str | None:
         return "numerical.counts_no_noun"
     if name_number(token):
         return "numerical.in_a_name_or_date"
-    if ends(doc, "numerical.stacked_scale", token):  # its pattern: tens of thousands
+    if token.i in ends(doc, "numerical.stacked_scale"):  # its pattern: tens of thousands
         return "numerical.stacked_scale"
-    no_age = starts(doc, "numerical.identifier_or_age", token)  # its dep_pattern: by two agencies, the past 20 years
+    no_age = token.i in roots(doc, "numerical.identifier_or_age")  # its dep_pattern: by two agencies, the past 20 years
     aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not (no_age or _no_age(doc, token))
     labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
-    compound = measure_compound(doc, token) or starts(doc, "numerical.small_step", token)  # a 6.1-magnitude quake
+    compound = measure_compound(doc, token) or token.i in roots(doc, "numerical.small_step")  # a 6.1-magnitude quake
     # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
     shaped = inside(doc, "numerical.identifier_or_age", token)
     if labelled or aged or shaped and not compound:
         return "numerical.identifier_or_age"
-    duration = any(m.end - 2 == token.i for m in matches(doc, "numerical.in_a_name_or_date"))  # its pattern: 20 years
+    duration = token.i + 1 in ends(doc, "numerical.in_a_name_or_date")  # its pattern: 20 years
     if token.ent_type_ in names and not (compound or duration):  # a duration or a measure (a four-year ban)
         return "numerical.in_a_name_or_date"
     if (why := article_refusal(doc, token, new)) is not None:
@@ -155,11 +153,11 @@ def _tied(doc, token) -> bool:
     pairs = table("reciprocals")
     free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     free |= {t.i for m in matches(doc, "numerical.tied_count") for t in m}  # its pattern: the second half (of a match)
-    free |= {m[0].i for m in dep_matches(doc, "numerical.tied_count")}  # its dep_pattern: thousands of commuters
+    free |= roots(doc, "numerical.tied_count")  # its dep_pattern: thousands of commuters
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
         counted = token.head.lemma_.lower()
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
-        apart = {t.i for t in doc if t.dep_ == "amod" and any(c.dep_ == "nummod" for c in t.head.children)}
+        apart = {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod")}
         free |= {i for i in apart if doc[i].head.i != token.head.i}
     free.add(token.i)  # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
     if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in words("scale_words"):
@@ -240,7 +238,7 @@ def _one_refusal(doc, token, noun) -> str | None:
         return "numerical.idiom"
     if _tied(doc, token):
         return "numerical.tied_count"
-    agrees = starts(doc, "numerical.one_agreement", token)  # its dep_pattern: one man walks, one soldier's journey
+    agrees = token.i in roots(doc, "numerical.one_agreement")  # its dep_pattern: one man walks, one soldier's journey
     referred = any(t.lower_ in words("third_person_pronouns") for t in doc[noun.i + 1 :])
     if agrees or referred or any(t.pos_ not in ("ADJ", "NOUN") for t in doc[token.i + 1 : noun.i]):
         return "numerical.one_agreement"
@@ -258,7 +256,7 @@ def numerical_one(doc, ctx=None) -> Made:
         raise Refuse("numerical.no_number")
     token = numbers[0]
     noun = token.head
-    counted = starts(doc, "numerical.one_to_two", token)  # its dep_pattern: "one" counting a singular noun after it
+    counted = token.i in roots(doc, "numerical.one_to_two")  # its dep_pattern: "one" counting a singular noun after it
     if len(numbers) > 1 or not counted or _plural(noun) is None:
         raise Refuse("numerical.counts_no_noun" if len(numbers) == 1 else "numerical.several_numbers")
     if (why := _one_refusal(doc, token, noun)) is not None:

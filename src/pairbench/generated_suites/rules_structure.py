@@ -10,24 +10,20 @@ from pairbench.generated_suites.edits import (
     finite_verb,
     headline,
     headline_plan,
+    kids,
     match_case,
     single_clause,
 )
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import dep_matches, matches, rooted, starts
 
 _PRONOUN_TAGS = ("PRP", "PRP$", "WP", "WDT", "EX")
 _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantmod", "punct"}
 
 
-def _kids(token, *deps) -> list:
-    """``token``'s children of one of the dependencies ``deps``."""
-    return [c for c in token.children if c.dep_ in deps]
-
-
 def _bare(token, marks=("det", "poss", "nummod", "compound", "amod")) -> bool:
     """A singular common noun with no child of ``marks`` (no determiner, count or modifier: "takes office")."""
-    return token.tag_ == "NN" and not _kids(token, *marks)
+    return token.tag_ == "NN" and not kids(token, *marks)
 
 
 def argument(token):
@@ -37,12 +33,12 @@ def argument(token):
     if token.pos_ not in ("NOUN", "PROPN"):
         raise Refuse("entity_swap.not_a_noun_phrase")
     span, doc = list(token.subtree), token.doc
-    if {m.start for m in matches(doc, "entity_swap.pronoun_in_argument")} & {t.i for t in span}:  # its pattern
+    if starts(doc, "entity_swap.pronoun_in_argument") & {t.i for t in span}:  # its pattern
         raise Refuse("entity_swap.pronoun_in_argument")
     inner = {m[1] for m in matches(doc, "entity_swap.symbols_in_argument")}  # its pattern: a hyphen inside a word
     if not all(t.text.replace("-", "").replace(".", "").isalnum() or t.text in ("'s", "'") or t in inner for t in span):
         raise Refuse("entity_swap.symbols_in_argument")
-    of_phrase = {t for m in dep_matches(doc, "entity_swap.complex_argument") if m[0] == token for t in m[1:]}
+    of_phrase = {t for m in rooted(doc, "entity_swap.complex_argument", token) for t in m[1:]}
     of_phrase = set() if token.lower_ in words("share_nouns") else of_phrase  # a lot of ducks: see the pattern
     if any(t.dep_ not in _SPAN_OK and t.i != token.i and t not in of_phrase for t in span):
         raise Refuse("entity_swap.complex_argument")
@@ -51,7 +47,7 @@ def argument(token):
         raise Refuse("entity_swap.discontiguous_argument")
     if span[0].lower_ in ("a", "an") and token.tag_ in ("NNS", "NNPS"):
         raise Refuse("entity_swap.a_before_plural")
-    if any(m.start == end.i + 1 for m in matches(doc, "entity_swap.missed_list")):  # its pattern: a comma, a noun
+    if end.i + 1 in starts(doc, "entity_swap.missed_list"):  # its pattern: a comma, a noun
         raise Refuse("entity_swap.missed_list")
     glued = {(m.start, len(m)) for m in matches(doc, "entity_swap.glued_argument")}  # its pattern: the word before
     if (span[0].i - 1, 1) in glued or (end.i, 2) in glued:  # or the argument's last word and the word after
@@ -83,7 +79,7 @@ _CLAUSE_REFUSALS = (
     ("entity_swap.time_object", lambda s: s.obj.ent_type_ in ("DATE", "TIME")),
     ("entity_swap.light_verb_idiom", lambda s: s.bare and s.obj.dep_ == "dobj" and s.verb in words("light_verbs")),
     ("entity_swap.bare_object_of_play", lambda s: s.root.lemma_ == "play" and _bare(s.obj, ("det", "poss"))),
-    ("entity_swap.object_complement", lambda s: any(c.i > s.obj.i for c in _kids(s.root, "xcomp"))),
+    ("entity_swap.object_complement", lambda s: any(c.i > s.obj.i for c in kids(s.root, "xcomp"))),
     ("entity_swap.subject_of_second_verb", lambda s: _second_verb_of_subject(s.root, s.obj)),
 )
 
@@ -93,7 +89,7 @@ def entity_swap(doc, ctx=None) -> Made:
     plan = headline_plan(doc, root)  # "Abbas to lead X" -> "X to lead Abbas": an infinitive agrees with no one
     if plan is None:
         finite_verb(root)  # a finite main clause: headlines and fragments parse too loosely
-    subj = next(iter(_kids(root, "nsubj", "nsubjpass")), None)
+    subj = next(iter(kids(root, "nsubj", "nsubjpass")), None)
     rule = "entity_swap:subject_object" if subj is None or subj.dep_ == "nsubj" else "entity_swap:passive_agent"
     seconds = [m[-1] for m in dep_matches(doc, rule.replace(":", "."))]  # its pattern: the object or by-agent
     obj = min(seconds, key=lambda t: t.i, default=None)
@@ -104,8 +100,8 @@ def entity_swap(doc, ctx=None) -> Made:
     a, b = argument(subj), argument(obj)
     if a.start > 0 and doc[a.start - 1].text == ":" and a[0].text[:1].isupper():
         raise Refuse("entity_swap.subject_after_colon")
-    dets = {c.lower_ for c in _kids(obj, "det")} - {"some"}  # a zero plural (fish, sheep) with no determiner but some
-    if plan is None and obj.lower_ in words("zero_plurals") and not dets and not _kids(obj, "nummod"):
+    dets = {c.lower_ for c in kids(obj, "det")} - {"some"}  # a zero plural (fish, sheep) with no determiner but some
+    if plan is None and obj.lower_ in words("zero_plurals") and not dets and not kids(obj, "nummod"):
         raise Refuse("entity_swap.zero_plural_object")  # its number is a guess
     if any(t.dep_ == "amod" and any(n.dep_ == "nummod" and n.i > t.i for n in span) for span in (a, b) for t in span):
         raise Refuse("entity_swap.adjective_before_count")
@@ -119,8 +115,8 @@ def entity_swap(doc, ctx=None) -> Made:
         raise Refuse("entity_swap.fixed_phrase")  # "will enter orbit", "encrypted by default": no participant
     # "oil pipeline to the coast": a modified object keeps a phrase of direction (in China, after the vote: the event's)
     unmarked = _bare(obj, ("det", "poss", "nummod"))
-    stranded = [m[1] for m in dep_matches(doc, "entity_swap.object_with_its_phrase") if m[0] == obj]  # its pattern
-    headline_subject = not _kids(subj, "det", "poss")
+    stranded = [m[1] for m in rooted(doc, "entity_swap.object_with_its_phrase", obj)]  # its pattern
+    headline_subject = not kids(subj, "det", "poss")
     if headline_subject and any(s.bare or unmarked and p.lower_ in words("direction_prepositions") for p in stranded):
         raise Refuse("entity_swap.object_with_its_phrase")  # "approve pipeline to the coast": the phrase is its
     tokens = [t.text_with_ws for t in doc]
@@ -139,10 +135,10 @@ def _second_verb_of_subject(root, obj) -> bool:
     """A verb after the object whose unstated subject is the root's ("failed to take the city", "to force
     talks", "before leaving"): the swap would give it the object. A headline's comma-joined one stays."""
     doc = root.doc
-    listed = headline(doc) and not _kids(root, "cc")
+    listed = headline(doc) and not kids(root, "cc")
     for _, c, *pcomp in dep_matches(doc, "entity_swap.subject_of_second_verb"):  # its pattern: the verbs
         comma_joined = listed and c.dep_ == "conj" and doc[c.i - 1].text == ","
-        if c.i > obj.i and not comma_joined and not _kids((pcomp or [c])[0], "nsubj", "nsubjpass", "expl", "csubj"):
+        if c.i > obj.i and not comma_joined and not kids((pcomp or [c])[0], "nsubj", "nsubjpass", "expl", "csubj"):
             return True
     return False
 
@@ -150,7 +146,7 @@ def _second_verb_of_subject(root, obj) -> bool:
 def _agreeing_auxiliary(root, a, b):
     """The auxiliary between the arguments that a swap of numbers re-agrees ("is" -> "are") in a caption."""
     doc = root.doc
-    aux = next((c for c in _kids(root, "aux", "auxpass") if c.lower_ in table("auxiliary_agreement")), None)
+    aux = next((c for c in kids(root, "aux", "auxpass") if c.lower_ in table("auxiliary_agreement")), None)
     if aux is None or not a.end <= aux.i < b.start:
         raise Refuse("entity_swap.number_disagrees")
     if len(doc) > 12 or any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") or t.text in (",", ";") for t in doc):

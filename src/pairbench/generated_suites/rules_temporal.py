@@ -10,6 +10,7 @@ from typing import NamedTuple
 from pairbench.generated_suites.edits import (
     Made,
     Refuse,
+    kids,
     match_case,
     reads_title_case,
     rebuild,
@@ -17,7 +18,7 @@ from pairbench.generated_suites.edits import (
     title_case,
 )
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import dep_matches, inside, matches
+from pairbench.generated_suites.patterns import dep_matches, inside, matches, rooted, roots, starts
 from pairbench.generated_suites.rules_lexical import is_year
 
 
@@ -42,20 +43,15 @@ def _time_words() -> frozenset[str]:
     return frozenset(table("temporal_relations")) | words("temporal_time_adverbs") | words("deictic_time") - {"now"}
 
 
-def _on(doc, rid: str, token) -> list:
-    """The matches of id ``rid``'s dependency pattern whose first node is ``token``: their other tokens."""
-    return [m[1:] for m in dep_matches(doc, rid) if m[0] == token]
-
-
 def _before_after_refusal(doc, rel: Relation) -> str | None:
     token = rel.token
-    objects = [c for c in token.children if c.dep_ == "pobj"]
-    bare = token.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp") for c in token.children)
+    objects = kids(token, "pobj")
+    bare = token.dep_ == "prep" and not kids(token, "pobj", "pcomp")
     if token.dep_ not in ("prep", "mark") or bare:
         return "temporal.adverb"
-    if matches(doc, "temporal.spatial_before") or _on(doc, "temporal.spatial_before", token):
+    if matches(doc, "temporal.spatial_before") or rooted(doc, "temporal.spatial_before", token):
         return "temporal.spatial_before"
-    timed = [m[0] for m in _on(doc, "temporal.time_object", token)]  # half-time is a point (halftime)
+    timed = [m[1] for m in rooted(doc, "temporal.time_object", token)]  # half-time is a point (halftime)
     if any(o.ent_type_ in ("DATE", "TIME") or all(g.lower_ != "half" for g in o.children) for o in timed):
         return "temporal.time_object"
     head, results = _main_head(token), words("causal_heads") | words("temporal_results") | words("temporal_responses")
@@ -65,10 +61,10 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     verb = head  # a relation that hangs on an object asks its verb
     while verb.dep_ in ("dobj", "pobj", "attr", "appos") and verb.head is not verb:
         verb = verb.head
-    if _on(doc, "temporal.negated_clause", verb):
+    if rooted(doc, "temporal.negated_clause", verb):
         return "temporal.negated_clause"
     why = _order_refusal(doc, rel) or _cause_refusal(doc, rel)
-    if why is None and head.dep_ == "ROOT" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in head.children):
+    if why is None and head.dep_ == "ROOT" and not kids(head, "nsubj", "nsubjpass"):
         return "temporal.no_subject"
     return why
 
@@ -89,7 +85,7 @@ def _order_refusal(doc, rel: Relation) -> str | None:
         left = any(c.pos_ == "PRON" or c.lemma_.lower() in main for c in gone)
         why = "temporal.after_leaving" if why is None and left else why
         return "temporal.after_an_ending" if said & words("temporal_endings") else why
-    subject = {t for c in _main_head(token).children if c.dep_ in ("nsubj", "nsubjpass") for t in c.subtree}
+    subject = {t for c in kids(_main_head(token), "nsubj", "nsubjpass") for t in c.subtree}
     clause = set(_phrase(token).subtree) - set(_events(token))  # bar its trigger
     results = words("temporal_consequences")
     moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
@@ -103,7 +99,7 @@ def _phrase(token):
 
 def _events(token) -> list:
     """The event of an after's (or before's) object or clause: its verb, noun or -ing form."""
-    return [token.head] if token.dep_ == "mark" else [c for c in token.children if c.dep_ in ("pobj", "pcomp")]
+    return [token.head] if token.dep_ == "mark" else kids(token, "pobj", "pcomp")
 
 
 def _temporal_refusal(doc, rel: Relation) -> str | None:
@@ -111,17 +107,17 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
     if rel.sense in ("before", "after"):
         if (why := _before_after_refusal(doc, rel)) is not None:
             return why
-    elif _on(doc, "temporal.later", token):
+    elif rooted(doc, "temporal.later", token):
         if (why := _date_refusal(doc, rel)) is not None:
             return why
         for rid in ("temporal.later_result", "temporal.later_discourse"):
-            if _on(doc, rid, head):
+            if rooted(doc, rid, head):
                 return rid
     elif token.i + 1 >= len(doc) or doc[token.i + 1].lower_ != "than":
         return "temporal.without_than"
-    if _on(doc, "temporal.phrasal_verb", token):
+    if rooted(doc, "temporal.phrasal_verb", token):
         return "temporal.phrasal_verb"
-    modified = any(m.start == rel.lead.i - 1 for m in matches(doc, "temporal.modified"))  # soon after, the day before
+    modified = rel.lead.i - 1 in starts(doc, "temporal.modified")  # soon after, the day before
     if modified and _measure(doc, rel.lead) is None:
         return "temporal.modified"
     return None
@@ -130,17 +126,17 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
 def _predicate(head) -> set[str]:
     """The main predicate's words: verb, the verb it completes, complements, object (stopped working, fell ill)."""
     said = [head, head.head] if head.dep_ in ("xcomp", "advcl") else [head]
-    said += [c for c in head.children if c.dep_ in ("xcomp", "acomp", "oprd", "dobj", "attr")]
+    said += kids(head, "xcomp", "acomp", "oprd", "dobj", "attr")
     return {t.lemma_.lower() for t in said} | {t.lower_ for t in said}
 
 
 def _agent_act(head, events) -> bool:
     """An act on an object not the agent's own (killed two militants after..., froze the samples after collection)."""
-    kids, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
-    done = head.lemma_.lower() in words("temporal_agent_acts") and "dobj" in kids and "auxpass" not in kids
+    deps, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
+    done = head.lemma_.lower() in words("temporal_agent_acts") and "dobj" in deps and "auxpass" not in deps
     done = done and (head.lemma_.lower() in ("kill", "injure") or all(e.lemma_.lower() in routine for e in events))
-    done = done and not any(c.dep_ == "poss" for c in kids["dobj"].children) and "nsubj" in kids
-    return done and kids["nsubj"].lemma_.lower() not in words("cause_events") | words("causal_heads")
+    done = done and not kids(deps["dobj"], "poss") and "nsubj" in deps
+    return done and deps["nsubj"].lemma_.lower() not in words("cause_events") | words("causal_heads")
 
 
 def _main_head(token):
@@ -151,7 +147,7 @@ def _main_head(token):
 
 def _measure(doc, token):
     """ "two days after ...": the duration of the gap, kept when the order turns; or None."""
-    return next((m[0] for m in dep_matches(doc, "temporal.modified") if m[0].i == token.i - 1), None)
+    return doc[token.i - 1] if token.i - 1 in roots(doc, "temporal.modified") else None
 
 
 def _is_time(t) -> bool:
@@ -186,13 +182,13 @@ def _cause_refusal(doc, rel: Relation) -> str | None:
         return why
     head = _main_head(token)
     caused = token.dep_ == "mark" and token.head.lemma_.lower() in words("cause_verbs")
-    named = any(c.dep_ == "pobj" and c.pos_ != "PRON" for c in token.children)  # After the film, ...
+    named = any(c.pos_ != "PRON" for c in kids(token, "pobj"))  # After the film, ...
     if _measure(doc, rel.lead) is None and (rel.lead.i == 0 and not named or caused):
         return "temporal.after_clause"
-    if _on(doc, "temporal.market_after_news", head):  # a market moves on what came before (a rate cut)
+    if rooted(doc, "temporal.market_after_news", head):  # a market moves on what came before (a rate cut)
         return "temporal.market_after_news"
     caused = any({o.lemma_.lower(), o.lower_} & (words("cause_events") | words("causal_heads")) for o in _events(token))
-    if _on(doc, "temporal.result_after_cause", head) or caused:
+    if rooted(doc, "temporal.result_after_cause", head) or caused:
         return "temporal.result_after_cause"
     return None
 
@@ -244,16 +240,16 @@ def temporal_sequence(doc, ctx=None) -> Made:
     later and earlier are, with their refusals (a result or a finding, a date beside it, a modifier)."""
     inverse, into = table("temporal_relations"), table("temporal_sequence_adverbs")
     found = [t for t in doc if t.lower_ in into]
-    token = found[0] if len(found) == 1 and _on(doc, "temporal.later", found[0]) else None
+    token = found[0] if len(found) == 1 and rooted(doc, "temporal.later", found[0]) else None
     head = token.head if token is not None else None
-    if head is None or not any(c.dep_ in ("nsubj", "nsubjpass") and c.i < token.i for c in head.children):
+    if head is None or not any(c.i < token.i for c in kids(head, "nsubj", "nsubjpass")):
         raise Refuse("temporal.no_sequence_adverb")
     single_clause(doc)
     tied = any(m.start != token.i for m in matches(doc, "temporal.sequence_tied")) or _relations(doc)
-    if tied or any(c.dep_ == "advcl" for c in head.children):
+    if tied or kids(head, "advcl"):
         raise Refuse("temporal.sequence_tied")  # If ..., then; When X came, Y then left: earlier contradicts it
     for rid in ("temporal.sequence_state", "temporal.sequence_response"):
-        if _on(doc, rid, head):
+        if rooted(doc, rid, head):
             raise Refuse(rid)
     rel = Relation(token, token, inverse[into[token.lower_]], {token.i: match_case(into[token.lower_], token.text)})
     if (why := _temporal_refusal(doc, rel)) is not None:

@@ -8,9 +8,9 @@ import re
 
 from lemminflect import getAllLemmas
 
-from pairbench.generated_suites.edits import Made, headline
+from pairbench.generated_suites.edits import Made, headline, kids
 from pairbench.generated_suites.lexicon import saying, table, words
-from pairbench.generated_suites.patterns import dep_matches, matches
+from pairbench.generated_suites.patterns import matches, rooted, roots, starts
 from pairbench.generated_suites.registry import records
 from pairbench.generated_suites.rules_clause import verb_bases
 from pairbench.generated_suites.rules_lexical import number_value
@@ -43,12 +43,11 @@ def _token_at(doc, offset: int):
 NOUN_MARKS = {"det", "amod", "compound", "poss", "nummod"}
 
 
-def _at(doc, rid: str) -> list[int]:
-    """Where id ``rid``'s registry patterns match ``doc``: each token match's start, each dependency match's first
-    node."""
+def _at(doc, rid: str) -> set[int]:
+    """``starts`` of id ``rid``'s token pattern and ``roots`` of its dependency pattern, of those it has."""
     record = records()[rid]
-    found = [span.start for span in matches(doc, rid)] if record.pattern is not None else []
-    return found + ([m[0].i for m in dep_matches(doc, rid)] if record.dep_pattern is not None else [])
+    found = starts(doc, rid) if record.pattern is not None else set()
+    return found | (roots(doc, rid) if record.dep_pattern is not None else set())
 
 
 def _coordinated_finite(doc, rid: str, verb, made) -> bool:
@@ -56,13 +55,13 @@ def _coordinated_finite(doc, rid: str, verb, made) -> bool:
     noun that may be one, after "and", "or" or a comma (``rid``'s token pattern), but the conjuncts of the edited
     ``verb`` that a ``*_coordinated`` rule edited too (``rid``'s dependency pattern)."""
     edited = verb is not None and made.rule.endswith("_coordinated")
-    shared = {m[-1].i for m in dep_matches(doc, rid) if m[0] == verb} if edited else set()
+    shared = {m[-1].i for m in rooted(doc, rid, verb)} if edited else set()
     for t in (span[-1] for span in matches(doc, rid) if span[-1].i not in shared):
         if t.tag_ == "NNS" and (t.head.tag_ == "NNS" or t.head.tag_ == "NN" and not verb_bases(t.lower_, "VBZ")):
             continue  # "a bikini top and jeans"; not "the guitar and sings"
         if t.tag_ != "NNS" or not list(t.children):  # "plays ... and sings": finite, or a bare plural
             return True
-        if verb_bases(t.lower_, "VBZ") and not any(c.dep_ in NOUN_MARKS for c in t.children):
+        if verb_bases(t.lower_, "VBZ") and not kids(t, *NOUN_MARKS):
             return True  # "opens a drawer and climbs inside", its verb tagged a plural noun
     return False
 
@@ -247,13 +246,13 @@ def anchor_veto(text: str, doc=None) -> str | None:
 def _disagrees(doc) -> bool:
     """A present-tense verb that disagrees with its marked noun subject ("Two dogs runs", "The man play")."""
     root = next(t for t in doc if t.dep_ == "ROOT")
-    verb = min([c for c in root.children if c.dep_ in ("aux", "auxpass")] + [root], key=lambda t: t.i)
-    subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < verb.i), None)
+    verb = min(kids(root, "aux", "auxpass") + [root], key=lambda t: t.i)
+    subj = next((c for c in kids(root, "nsubj", "nsubjpass") if c.i < verb.i), None)
     if subj is None or subj.ent_type_ or subj.conjuncts or headline(doc) and not doc.text.islower():
         return False
     near = doc[verb.i - 1]  # "the forces in europe treaty limits": the parse is in doubt
     free = subj.lemma_.lower() in words("agreement_free_nouns") or near.tag_ in ("NN", "NNS") and near.tag_ != subj.tag_
-    marked = any(c.dep_ in ("det", "nummod", "amod", "poss") for c in subj.children)  # not "Squyres is"
+    marked = bool(kids(subj, "det", "nummod", "amod", "poss"))  # not "Squyres is"
     return marked and not free and (verb.tag_, subj.tag_) in {("VBZ", "NNS"), ("VBZ", "NNPS"), ("VBP", "NN")}
 
 
