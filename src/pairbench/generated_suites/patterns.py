@@ -1,5 +1,6 @@
 """The registry's ``pattern`` / ``dep_pattern`` records matched by id: one Matcher per vocab matches a
-doc once; each id's DependencyMatcher runs only when a rule asks for it."""
+doc once; each id's DependencyMatcher runs only when a rule asks for it, and only on a doc where each node of
+one of its patterns has a token whose words and tags fit it (``_may_match``: a quick test, never a match)."""
 
 from __future__ import annotations
 
@@ -22,16 +23,52 @@ def _matcher(vocab, rid: str | None = None):
     return matcher
 
 
-_LAST: list = [None, {}, {}]  # the last doc matched, its token matches and its dependency matches by id
+_PLAIN = {"DEP": "dep_", "TAG": "tag_", "POS": "pos_", "LOWER": "lower_", "LEMMA": "lemma_", "ORTH": "text"}
+
+
+@cache
+def _plain_nodes(rid: str) -> tuple:
+    """Per pattern of id ``rid``'s dependency patterns, the tests of its nodes on plain string attributes (the rest,
+    e.g. IS_ALPHA or a regular expression, is left to the DependencyMatcher): (token attribute, IN, NOT_IN)."""
+    out = []
+    for nodes in records()[rid].dep_pattern:
+        tests = []
+        for node in nodes:
+            for key, want in node.get("RIGHT_ATTRS", {}).items():
+                if key in _PLAIN and isinstance(want, str):
+                    tests.append((_PLAIN[key], frozenset([want]), frozenset()))
+                elif key in _PLAIN and set(want) <= {"IN", "NOT_IN"}:
+                    tests.append(
+                        (_PLAIN[key], frozenset(want.get("IN", ())) or None, frozenset(want.get("NOT_IN", ())))
+                    )
+        out.append(tuple(tests))
+    return tuple(out)
+
+
+def _may_match(doc, rid: str) -> bool:
+    """Some pattern of id ``rid`` each of whose node tests some token of ``doc`` passes: a quick test that only
+    rules a doc out (a match needs it), so the DependencyMatcher runs on fewer docs with the same matches."""
+    values = doc.user_data.setdefault("pairbench.values", {})
+    for attr in _PLAIN.values():
+        if attr not in values:
+            values[attr] = {getattr(t, attr) for t in doc}
+    return any(
+        all((want is None or values[a] & want) and values[a] - banned for a, want, banned in tests)
+        for tests in _plain_nodes(rid)
+    )
+
+
+_KEY = "pairbench.patterns"  # a doc's user_data key: its token matches and its dependency matches by id
 
 
 def _found(doc):
-    if _LAST[0] is not doc:
+    """The matches of ``doc``, kept with it: the rules ask of the anchor, its paraphrase and a made pair in turn."""
+    if _KEY not in doc.user_data:
         spans = {}
         for match_id, start, end in _matcher(doc.vocab)(doc):
             spans.setdefault(doc.vocab.strings[match_id], []).append(doc[start:end])
-        _LAST[:] = [doc, spans, {}]
-    return _LAST[1], _LAST[2]
+        doc.user_data[_KEY] = (spans, {})
+    return doc.user_data[_KEY]
 
 
 def matches(doc, rid: str) -> list:
@@ -52,7 +89,8 @@ def dep_matches(doc, rid: str) -> list[list]:
         raise RegistryError(f"{rid}: no dependency pattern registered; add `dep_pattern` to its record")
     deps = _found(doc)[1]
     if rid not in deps:
-        deps[rid] = [[doc[i] for i in ids] for _, ids in _matcher(doc.vocab, rid)(doc)]
+        found = _matcher(doc.vocab, rid)(doc) if _may_match(doc, rid) else []
+        deps[rid] = [[doc[i] for i in ids] for _, ids in found]
     return [list(m) for m in deps[rid]]
 
 
