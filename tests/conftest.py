@@ -21,6 +21,25 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+@pytest.fixture(scope="session")
+def _scontrol_stub(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("no-slurm-controller")
+    stub = folder / "scontrol"
+    stub.write_text("#!/bin/sh\necho 'scontrol: no SLURM controller in the tests' >&2\nexit 1\n", encoding="utf-8")
+    stub.chmod(0o755)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _no_slurm_controller(request, monkeypatch):
+    """Where SLURM's client is installed but no controller runs, snakemake-executor-plugin-slurm runs
+    `scontrol show config` when Snakemake starts and waits 9 s for an answer. Every test but the SLURM
+    tier's sees an `scontrol` that answers at once that there is none (the plugin then goes on)."""
+    if request.node.get_closest_marker("slurm") is None and shutil.which("scontrol") is not None:
+        stub = request.getfixturevalue("_scontrol_stub")
+        monkeypatch.setenv("PATH", f"{stub}{os.pathsep}{os.environ['PATH']}")
+
+
 @pytest.fixture(scope="package")  # built once for the whole tests folder
 def tiny_models(tmp_path_factory) -> dict[str, Path]:
     from pairbench.testing import make_tiny_bi_encoder, make_tiny_cross_encoder
