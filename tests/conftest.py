@@ -21,7 +21,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # made once for the whole tests folder
 def _scontrol_stub(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("no-slurm-controller")
     stub = folder / "scontrol"
