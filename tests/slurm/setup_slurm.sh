@@ -4,6 +4,10 @@
 #   tests/slurm/setup_slurm.sh [start]   install (apt-get) if missing, configure, start munged,
 #                                        slurmctld and slurmd; wait until the node is idle.
 #                                        Idempotent: daemons already running are left as they are.
+#                                        Jobs left in this cluster's queue by an earlier run that
+#                                        was killed are cancelled: slurmctld keeps its queue across
+#                                        restarts, and such a job would run later and write into the
+#                                        folders of whichever run then holds the same path.
 #   tests/slurm/setup_slurm.sh check     submit one job asking for the fake GPU and wait for it.
 #   tests/slurm/setup_slurm.sh status    show daemons, PIDs and the node's state.
 #   tests/slurm/setup_slurm.sh stop [slurmd|slurmctld|munged ...]
@@ -183,6 +187,20 @@ wait_node_idle() {  # up to 60 s, while both SLURM daemons stay alive
     die 4 "node $NODE did not become idle in 60 s (last state '${state:-unknown}'; see $STATE/log/)"
 }
 
+clear_queue() {  # cancel every job still queued or running on this test cluster; wait up to 60 s
+    local jobs deadline=$((SECONDS + 60)) live=PENDING,RUNNING,CONFIGURING,COMPLETING,SUSPENDED
+    jobs=$(timeout 10 squeue -h -t "$live" -o %i 2>/dev/null | tr '\n' ' ' || true)
+    [[ -n ${jobs// /} ]] || return 0
+    log "cancelling jobs left by an earlier run: $jobs"
+    timeout 10 scancel $jobs >/dev/null 2>&1 || true
+    while ((SECONDS < deadline)); do
+        [[ -z $(timeout 10 squeue -h -t "$live" -o %i 2>/dev/null || true) ]] &&
+            return 0
+        sleep 1
+    done
+    die 4 "jobs left by an earlier run did not end in 60 s: $(squeue -h -t "$live" -o '%i %T' | tr '\n' ' ')"
+}
+
 cmd_start() {
     install_packages
     [[ $(id -u) -eq 0 ]] || die 2 "starting the SLURM daemons needs root"
@@ -197,6 +215,8 @@ cmd_start() {
     start_munged
     start_daemon slurmctld
     start_daemon slurmd
+    wait_node_idle
+    clear_queue
     wait_node_idle
 }
 
