@@ -65,6 +65,12 @@ def reads_title_case(rule):
 
 def title_case(doc) -> bool:
     """A Title-Case (or all-capitals) headline, whose verbs the tagger takes for names ("EU Widen Sanctions")."""
+    if "pairbench.title_case" not in doc.user_data:  # asked of each doc by many rules: kept with it
+        doc.user_data["pairbench.title_case"] = _title_case(doc)
+    return doc.user_data["pairbench.title_case"]
+
+
+def _title_case(doc) -> bool:
     named = {t.i for e in doc.ents for t in e}
     words = [t for t in doc[1:] if t.is_alpha and len(t) > 3]
     if len(words) >= 3 and all(t.text[:1].isupper() for t in words):
