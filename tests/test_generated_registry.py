@@ -170,6 +170,22 @@ def test_a_pattern_names_a_lexicon_list_and_matches_its_words(tmp_path):
     assert matcher(nlp("There was a reply.")) == []
 
 
+def test_a_pattern_named_same_as_another_records_is_that_pattern(tmp_path):
+    folder = _write(
+        tmp_path,
+        "negation.yaml",
+        "- {id: negation.x, kind: refusal, category: negation, reason: r, refuse: [a], "
+        "pattern: [[{LOWER: so}, {POS: VERB}]], dep_pattern: [[{RIGHT_ID: v, RIGHT_ATTRS: {POS: VERB}}]]}\n",
+    )
+    (folder / "hedging.yaml").write_text(
+        "- {id: hedging.x, kind: refusal, category: hedging, reason: r, refuse: [a], "
+        "pattern: {same_as: negation.x}, dep_pattern: {same_as: negation.x}}\n"
+    )
+    recs = registry.load(folder)
+    assert recs["hedging.x"].pattern == recs["negation.x"].pattern == [[{"LOWER": "so"}, {"POS": "VERB"}]]
+    assert recs["hedging.x"].dep_pattern == recs["negation.x"].dep_pattern
+
+
 @pytest.mark.parametrize(
     "name, text, message",
     [
@@ -205,6 +221,12 @@ def test_a_pattern_names_a_lexicon_list_and_matches_its_words(tmp_path):
             "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
             "pattern: [[{LOWER: {IN: '@no_such_list'}}]]}\n",
             "temporal.yaml: temporal.x: its pattern names lexicon '@no_such_list':",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
+            "pattern: {same_as: temporal.y}}\n",
+            "temporal.yaml: temporal.x: `pattern: {same_as: temporal.y}` names no record with a `pattern` of its own",
         ),
         ("tenses.yaml", "[]\n", "tenses.yaml: no area 'tenses'; name the file after one of anchor, check"),
         (  # YAML keeps the last of two equal keys: the first list of examples would be lost untested

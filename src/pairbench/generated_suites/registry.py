@@ -142,24 +142,45 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
     return Record(rid, kind, category, reason, raw.get("rule"), keep, refuse, *patterns, str(path))
 
 
+def _same_as(raws: list[tuple]) -> None:
+    """Replace each ``pattern: {same_as: <id>}`` (or ``dep_pattern``) by that record's own pattern of the kind:
+    two records of two categories that refuse one shape keep it once."""
+    own = {raw.get("id"): raw for raw, _, _ in raws if isinstance(raw, dict)}
+    for raw, _, path in raws:
+        for key in ("pattern", "dep_pattern"):
+            value = raw.get(key) if isinstance(raw, dict) else None
+            if not (isinstance(value, dict) and set(value) == {"same_as"}):
+                continue
+            other = own.get(value["same_as"], {}).get(key)
+            if not isinstance(other, list):
+                raise RegistryError(
+                    f"{path.name}: {raw.get('id')}: `{key}: {{same_as: {value['same_as']}}}` names no record with "
+                    f"a `{key}` of its own; name one"
+                )
+            raw[key] = other
+
+
 def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
     """Every record of ``folder``'s files by id, validated (``strict=False``: examples may be missing)."""
-    out: dict[str, Record] = {}
+    raws = []
     for path in sorted(Path(folder).glob("*.yaml")):
         area = path.stem.split(".")[0]  # <area>.yaml, or <area>.<part>.yaml for records kept beside one module
         if area not in AREAS:
             raise RegistryError(f"{path}: no area {area!r}; name the file after one of {', '.join(AREAS)}")
         try:
-            raws = read_yaml(path) or []
+            records_of = read_yaml(path) or []
         except YamlFileError as err:
             raise RegistryError(str(err)) from None
-        if not isinstance(raws, list):
+        if not isinstance(records_of, list):
             raise RegistryError(f"{path}: a registry file is a list of records; fix it")
-        for raw in raws:
-            record = _record(raw, area, path, strict)
-            if record.id in out:
-                raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
-            out[record.id] = record
+        raws += [(raw, area, path) for raw in records_of]
+    _same_as(raws)
+    out: dict[str, Record] = {}
+    for raw, area, path in raws:
+        record = _record(raw, area, path, strict)
+        if record.id in out:
+            raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
+        out[record.id] = record
     return out
 
 
