@@ -71,12 +71,24 @@ def title_case(doc) -> bool:
 
 
 def _title_case(doc) -> bool:
+    if names_not_title_case(doc):
+        return False
     named = {t.i for e in doc.ents for t in e}
     words = [t for t in doc[1:] if t.is_alpha and len(t) > 3]
     if len(words) >= 3 and all(t.text[:1].isupper() for t in words):
         return True
     plain = [t for t in words if t.i not in named]
     return len(plain) >= 2 and sum(t.text[:1].isupper() for t in plain) >= 0.5 * len(plain)
+
+
+def names_not_title_case(doc) -> bool:
+    """Capitals that are names, not Title Case: the sentence's verb stands in lower case, as Title Case
+    would never write it, and no other capitalised word inside it is tagged a verb ("James Murdoch
+    quits BSkyB"; not "Iran Nuclear Talks Enter Third Day")."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.i == 0 or not root.tag_.startswith("VB") or not root.text[:1].islower():
+        return False
+    return not any(t.text[:1].isupper() and t.tag_.startswith(("VB", "MD")) for t in doc[1:])
 
 
 def claim_clause(doc):

@@ -17,10 +17,8 @@ from pairbench.generated_suites.edits import (
     inflect,
     kids,
     match_case,
-    reads_title_case,
     rebuild,
     scare_quoted,
-    title_case,
 )
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, ends, matches, rooted, roots, starts
@@ -99,16 +97,6 @@ def caption_state(doc, root, finite) -> bool:
     return root.lower_ in verb_forms(root) and not kids(root, "dobj", "ccomp", "xcomp", "dative")
 
 
-def names_not_title_case(doc) -> bool:
-    """Capitals that are names, not Title Case: the sentence's verb stands in lower case, as Title Case
-    would never write it, and no other capitalised word inside it is tagged a verb ("James Murdoch
-    quits BSkyB"; not "Iran Nuclear Talks Enter Third Day")."""
-    root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    if root is None or root.i == 0 or not root.tag_.startswith("VB") or not root.text[:1].islower():
-        return False
-    return not any(t.text[:1].isupper() and t.tag_.startswith(("VB", "MD")) for t in doc[1:])
-
-
 def present_read_as_base(doc, root) -> bool:
     """A present the tagger read as a base form ("Gunmen kill nine foreigners", kill tagged VB): a base form
     heads no clause of its own, so the claim's verb with no auxiliary, to or modal, after a plural subject
@@ -121,11 +109,8 @@ def present_read_as_base(doc, root) -> bool:
     return subject.tag_ in ("NNS", "NNPS") or subject.lower_ in ("i", "we", "you", "they") or bool(subject.conjuncts)
 
 
-@reads_title_case
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
-    if title_case(doc) and not names_not_title_case(doc):
-        raise Refuse("anchor.title_case")
     root = framed_claim(claim_clause(doc))
     negs, rid = kids(root, "neg"), "negation.other_negative_words"
     aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
