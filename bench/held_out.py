@@ -124,9 +124,12 @@ def regenerate_all(sources=None) -> dict[str, tuple[dict, list[tuple]]]:
 # --- sample --------------------------------------------------------------------------------
 
 
-def draw(rows_by_source: dict, per_category: int = PER_CATEGORY, seed: int = SEED) -> tuple[list, list]:
+def draw(
+    rows_by_source: dict, per_category: int = PER_CATEGORY, seed: int = SEED, also: tuple[str, ...] = ()
+) -> tuple[list, list]:
     """Up to ``per_category`` pairs per category and source (rows as the suite writes them:
-    pair_id, category, sentence1, sentence2, anchor, rule), shuffled together: (blind rows, key rows)."""
+    pair_id, category, sentence1, sentence2, anchor, rule), and the pairs whose ids ``also`` names (those a
+    change added, read whether drawn or not), shuffled together: (blind rows, key rows)."""
     import numpy as np
 
     picked = []
@@ -139,6 +142,15 @@ def draw(rows_by_source: dict, per_category: int = PER_CATEGORY, seed: int = SEE
             mine = by_category[category]
             chosen = sorted(rng.choice(len(mine), size=min(per_category, len(mine)), replace=False))
             picked += [(source, mine[i]) for i in chosen]
+    drawn = {row[0] for _, row in picked}
+    picked += [
+        (s, row) for s in sorted(rows_by_source) for row in rows_by_source[s] if row[0] in also and row[0] not in drawn
+    ]
+    missing = set(also) - {row[0] for _, row in picked}
+    if missing:
+        raise HeldOutError(
+            f"--also: no held-out pair has the id(s) {', '.join(sorted(missing))}; name pairs of the suites"
+        )
     order = np.random.default_rng(seed).permutation(len(picked))
     blind, key = [], []
     for n, i in enumerate(order, start=1):
@@ -149,10 +161,10 @@ def draw(rows_by_source: dict, per_category: int = PER_CATEGORY, seed: int = SEE
     return blind, key
 
 
-def sample(date: str, per_category: int, seed: int) -> str:
+def sample(date: str, per_category: int, seed: int, also: tuple[str, ...] = ()) -> str:
     where = paths(date)
     suites = regenerate_all()
-    blind, key = draw({s: rows for s, (_, rows) in suites.items()}, per_category, seed)
+    blind, key = draw({s: rows for s, (_, rows) in suites.items()}, per_category, seed, tuple(also))
     write_tsv(where["blind"], BLIND_COLUMNS, blind)
     write_tsv(where["key"], KEY_COLUMNS, key)
     counts = Counter((k["source"], b["category"]) for b, k in zip(blind, key, strict=True))
@@ -378,6 +390,7 @@ def main(argv=None) -> int:
     s = sub.add_parser("sample", help="the readers' blind file and its key from both held-out suites")
     s.add_argument("--per-category", type=int, default=PER_CATEGORY)
     s.add_argument("--seed", type=int, default=SEED)
+    s.add_argument("--also", nargs="*", default=(), metavar="PAIR_ID", help="pairs read whether drawn or not")
     sub.add_parser("coverage", help="share of anchors per category and source, anchors with a positive control")
     r = sub.add_parser("score", help="the reading from two graded copies of the blind file")
     for name in ("blind", "key", "reader1", "reader2", "out"):
@@ -385,7 +398,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "sample":
-            print(sample(args.date, args.per_category, args.seed))
+            print(sample(args.date, args.per_category, args.seed, tuple(args.also)))
         elif args.command == "coverage":
             print(coverage(args.date)[1])
         else:

@@ -197,6 +197,18 @@ def test_the_blind_draw_caps_each_category_per_source_hides_the_key_and_repeats(
     assert held_out.draw(suites, per_category=20, seed=8) != (blind, key)
 
 
+def test_pairs_a_change_added_are_read_whether_drawn_or_not():
+    suites = {"stsb-test": _suite_rows("s", {"negation": 30}), "held-out-styles": _suite_rows("h", {"temporal": 3})}
+    blind, key = held_out.draw(suites, per_category=2, seed=7)
+    undrawn = next(row[0] for row in suites["stsb-test"] if row[0] not in {k["pair_id"] for k in key})
+    drawn = key[0]["pair_id"]
+    more_blind, more_key = held_out.draw(suites, per_category=2, seed=7, also=(undrawn, drawn))
+    assert sorted(k["pair_id"] for k in more_key) == sorted([*(k["pair_id"] for k in key), undrawn])
+    assert len(more_blind) == len(blind) + 1 and set(more_blind[0]) == set(held_out.BLIND_COLUMNS)
+    with pytest.raises(held_out.HeldOutError, match="no held-out pair has the id"):
+        held_out.draw(suites, per_category=2, seed=7, also=("s-a99999-negation",))
+
+
 def test_coverage_counts_anchors_with_a_pair_and_those_the_anchored_table_reads():
     rows = _suite_rows("s", {"positive_control": 3, "negation": 5, "temporal": 1})
     rows.append(("s-a00009-negation", "negation", "x.", "y.", "a00009", "negation:x"))  # anchor 9: no control
