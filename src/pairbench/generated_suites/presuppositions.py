@@ -68,6 +68,7 @@ _PRESUPPOSED = (  # (id, test of doc, claim's verb, id) in order: the first that
     ("negation.where_later", _held),
     ("negation.but_refers_back", lambda doc, root, rid: any(m[3].i > root.i for m in rooted(doc, rid, root))),
     ("negation.contrast_clause", _held),
+    ("negation.reported_clauses", lambda doc, root, rid: rooted(doc, rid, root)),
 )
 
 

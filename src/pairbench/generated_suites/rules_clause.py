@@ -289,8 +289,9 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     for rid, start in (("negation.until_clause", root.i + 1), ("negation.condition_clause", 0)):
         if any(m.start >= start for m in matches(doc, rid)):  # "did not apply until 1990": a delay
             return rid
-    if not negs and root.i in roots(doc, "negation.report_verb"):
-        return "negation.report_verb"
+    for rid in ("negation.report_verb", "negation.perfect_duration"):  # their patterns: on the verb
+        if not negs and root.i in roots(doc, rid):
+            return rid
     if negs and any(t.lower_ == "because" for t in doc[root.i :]):
         return "negation.because_clause"  # "won't investigate because X": X gives the reason of the not
     subjects = kids(root, "nsubj", "nsubjpass", "expl")

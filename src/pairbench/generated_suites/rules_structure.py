@@ -75,6 +75,7 @@ _CLAUSE_REFUSALS = (
     ("entity_swap.symmetric_verb", lambda s: s.verb in words("symmetric_verbs")),
     ("entity_swap.hyphenated_verb", lambda s: bool(matches(s.doc, "entity_swap.hyphenated_verb"))),  # its pattern
     ("entity_swap.no_subject", lambda s: s.subj is None),
+    ("entity_swap.two_subjects", lambda s: len(kids(s.root, "nsubj", "nsubjpass")) > 1),
     ("entity_swap.no_second_argument", lambda s: s.obj is None),
     ("entity_swap.time_object", lambda s: s.obj.ent_type_ in ("DATE", "TIME")),
     ("entity_swap.light_verb_idiom", lambda s: s.bare and s.obj.dep_ == "dobj" and s.verb in words("light_verbs")),
