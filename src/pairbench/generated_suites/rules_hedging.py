@@ -38,6 +38,8 @@ def hedging(doc, ctx=None) -> Made:
     """The claim's clause hedged (never the verb of saying), or its hedge removed. Title-Case headlines are read:
     the hedge rests on the finite verb alone (the 17 of STS-B all valid in the blind reading of 2026-11-24)."""
     root = claim_clause(doc)
+    if root.i in roots(doc, "hedging.subordinate_clause"):  # its pattern, negation's: "after X is installed"
+        raise Refuse("hedging.subordinate_clause")
     clear_scope(doc, root)
     if (why := framed(doc, root)) is not None:
         raise Refuse(why)
