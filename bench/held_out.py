@@ -45,7 +45,7 @@ MACHINE = "the 2-core CPU machine (AVX-512 VNNI, 24 GiB, no GPU)"
 PER_CATEGORY = 20
 SEED = 2811
 BLIND_COLUMNS = ("item", "category", "sentence1", "sentence2")
-KEY_COLUMNS = ("item", "source", "rule", "anchor", "pair_id")
+KEY_COLUMNS = ("item", "source", "rule", "anchor", "pair_id", "drawn")  # drawn: no for a pair of --also
 GRADED_COLUMNS = (*BLIND_COLUMNS, "valid", "note")
 CONTROL = "positive_control"
 
@@ -142,9 +142,12 @@ def draw(
             mine = by_category[category]
             chosen = sorted(rng.choice(len(mine), size=min(per_category, len(mine)), replace=False))
             picked += [(source, mine[i]) for i in chosen]
-    drawn = {row[0] for _, row in picked}
+    drawn_ids = {row[0] for _, row in picked}
     picked += [
-        (s, row) for s in sorted(rows_by_source) for row in rows_by_source[s] if row[0] in also and row[0] not in drawn
+        (s, row)
+        for s in sorted(rows_by_source)
+        for row in rows_by_source[s]
+        if row[0] in also and row[0] not in drawn_ids
     ]
     missing = set(also) - {row[0] for _, row in picked}
     if missing:
@@ -157,7 +160,8 @@ def draw(
         source, (pair_id, category, s1, s2, anchor, rule) = picked[i]
         item = f"h{n:04d}"
         blind.append({"item": item, "category": category, "sentence1": s1, "sentence2": s2})
-        key.append({"item": item, "source": source, "rule": rule, "anchor": anchor, "pair_id": pair_id})
+        drawn = "yes" if pair_id in drawn_ids else "no"
+        key.append({"item": item, "source": source, "rule": rule, "anchor": anchor, "pair_id": pair_id, "drawn": drawn})
     return blind, key
 
 
@@ -304,6 +308,7 @@ def score(blind_path, key_path, reader1, reader2) -> dict:
             "category": blind[i]["category"],
             "valid": first[i][0] and second[i][0],
             "ok": (first[i][0], second[i][0]),
+            "drawn": key[i].get("drawn", "yes") != "no",  # a key written before the column: all drawn
         }
         for i in sorted(blind)
     ]
@@ -334,6 +339,7 @@ def score(blind_path, key_path, reader1, reader2) -> dict:
     return {
         "valid_when": "both readers accept the pair",
         "table": dict(table),
+        "drawn_only": tally([i for i in items if i["drawn"]]),  # the random draw, without pairs of --also
         "agreement": agreement,
         "invalid": invalid,
     }
@@ -349,6 +355,12 @@ def score_markdown(result: dict) -> str:
             t = result["table"][category].get(source)
             cells.append(f"{t['share']:.0%} ({t['valid']}/{t['read']}; {t['low']:.2f}-{t['high']:.2f})" if t else "-")
         lines.append(f"| {category} | " + " | ".join(cells) + " |")
+    drawn = result.get("drawn_only")
+    if drawn and drawn["read"] != result["table"]["all"]["all"]["read"]:
+        lines.append(
+            f"\nthe random draw alone (without the pairs added by --also): {drawn['share']:.1%} "
+            f"({drawn['valid']}/{drawn['read']}; {drawn['low']:.2f}-{drawn['high']:.2f})"
+        )
     a = result["agreement"]
     kappa = "undefined (one verdict for every item)" if a["cohen_kappa"] is None else f"{a['cohen_kappa']:.3f}"
     lines.append(f"\nreaders agree on {a['agreed']} of {a['read']} items; Cohen's kappa {kappa}")

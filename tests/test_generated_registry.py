@@ -76,6 +76,49 @@ def test_every_registry_example(nlp, rid, kind, example):
             assert isinstance(got, Made) and got.text == example.pair
 
 
+def test_each_records_matches_are_spacys_own_on_every_example(nlp):
+    """``patterns`` runs a record's matcher only where a quick test says it can match: on every registry example,
+    its matches are those of a Matcher (DependencyMatcher) holding the record's patterns, run on every doc."""
+    from spacy.matcher import DependencyMatcher, Matcher
+
+    from pairbench.generated_suites import patterns
+
+    texts = sorted({e.anchor for r in registry.records().values() for e in (*r.keep, *r.refuse)})
+    docs = list(nlp.pipe(texts))
+    for rid, record in registry.records().items():
+        for kind, found in (("pattern", patterns.matches), ("dep_pattern", patterns.dep_matches)):
+            if getattr(record, kind) is None:
+                continue
+            spacy_own = (Matcher if kind == "pattern" else DependencyMatcher)(nlp.vocab)
+            spacy_own.add(rid, getattr(record, kind))
+            for doc in docs:
+                want = [doc[a:b] for _, a, b in spacy_own(doc)] if kind == "pattern" else None
+                if want is None:
+                    want = [[doc[i] for i in ids] for _, ids in spacy_own(doc)]
+                assert found(doc, rid) == want, f"{rid} ({kind}) on {doc.text!r}"
+
+
+@pytest.mark.parametrize(
+    "op, optional",
+    [
+        ("?", True),
+        ("*", True),
+        ("!", True),
+        ("+", False),
+        ("{2}", False),
+        ("{0,3}", True),
+        ("{,2}", True),
+        ("{1,}", False),
+        (None, False),
+    ],
+)
+def test_a_token_a_match_may_lack_is_not_asked_of_the_doc(op, optional):
+    from pairbench.generated_suites.patterns import _optional
+
+    assert _optional({"LOWER": "so", **({"OP": op} if op else {})}) is optional
+    assert _optional({"LOWER": "so", **({"op": op} if op else {})}) is optional  # spaCy reads keys in any case
+
+
 def test_every_record_has_examples_and_a_one_line_reason():
     recs = registry.records()
     assert len(recs) > 50
@@ -184,6 +227,17 @@ def test_a_pattern_named_same_as_another_records_is_that_pattern(tmp_path):
     recs = registry.load(folder)
     assert recs["hedging.x"].pattern == recs["negation.x"].pattern == [[{"LOWER": "so"}, {"POS": "VERB"}]]
     assert recs["hedging.x"].dep_pattern == recs["negation.x"].dep_pattern
+    assert list(recs) == ["hedging.x", "negation.x"]  # the files' order
+    # a fault in the shared pattern is named under the record that holds it, not the one that names it
+    (folder / "negation.yaml").write_text(
+        "- {id: negation.x, kind: refusal, category: negation, reason: r, refuse: [a], "
+        "pattern: [[{LOWER: {IN: '@no_such_list'}}]]}\n"
+    )
+    (folder / "hedging.yaml").write_text(
+        "- {id: hedging.x, kind: refusal, category: hedging, reason: r, refuse: [a], pattern: {same_as: negation.x}}\n"
+    )
+    with pytest.raises(registry.RegistryError, match=r"^negation\.yaml: negation\.x: its pattern names lexicon"):
+        registry.load(folder)
 
 
 @pytest.mark.parametrize(
@@ -226,7 +280,23 @@ def test_a_pattern_named_same_as_another_records_is_that_pattern(tmp_path):
             "temporal.yaml",
             "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
             "pattern: {same_as: temporal.y}}\n",
-            "temporal.yaml: temporal.x: `pattern: {same_as: temporal.y}` names no record with a `pattern` of its own",
+            "temporal.yaml: temporal.x: `pattern: {same_as: ...}` names 'temporal.y', no record with a `pattern` of "
+            "its own; name one",
+        ),
+        (  # a chain: the record named shares its own pattern, whatever the order of the two
+            "temporal.yaml",
+            "- {id: temporal.y, kind: refusal, category: temporal, reason: r, refuse: [a], "
+            "pattern: {same_as: temporal.x}}\n"
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
+            "pattern: {same_as: temporal.z}}\n"
+            "- {id: temporal.z, kind: refusal, category: temporal, reason: r, refuse: [a], pattern: [[{LOWER: a}]]}\n",
+            "temporal.yaml: temporal.y: `pattern: {same_as: ...}` names 'temporal.x', no record with a `pattern` of",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], "
+            "pattern: {same_as: [temporal.y]}}\n",
+            "temporal.yaml: temporal.x: `pattern: {same_as: ...}` names ['temporal.y'], no record with a `pattern`",
         ),
         ("tenses.yaml", "[]\n", "tenses.yaml: no area 'tenses'; name the file after one of anchor, check"),
         (  # YAML keeps the last of two equal keys: the first list of examples would be lost untested

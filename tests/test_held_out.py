@@ -205,6 +205,7 @@ def test_pairs_a_change_added_are_read_whether_drawn_or_not():
     more_blind, more_key = held_out.draw(suites, per_category=2, seed=7, also=(undrawn, drawn))
     assert sorted(k["pair_id"] for k in more_key) == sorted([*(k["pair_id"] for k in key), undrawn])
     assert len(more_blind) == len(blind) + 1 and set(more_blind[0]) == set(held_out.BLIND_COLUMNS)
+    assert {k["pair_id"] for k in more_key if k["drawn"] == "no"} == {undrawn}  # the key tells the added pair
     with pytest.raises(held_out.HeldOutError, match="no held-out pair has the id"):
         held_out.draw(suites, per_category=2, seed=7, also=("s-a99999-negation",))
 

@@ -4,10 +4,11 @@
 #   tests/slurm/setup_slurm.sh [start]   install (apt-get) if missing, configure, start munged,
 #                                        slurmctld and slurmd; wait until the node is idle.
 #                                        Idempotent: daemons already running are left as they are.
-#                                        Jobs left in this cluster's queue by an earlier run that
-#                                        was killed are cancelled: slurmctld keeps its queue across
-#                                        restarts, and such a job would run later and write into the
-#                                        folders of whichever run then holds the same path.
+#                                        The cluster is the SLURM test's own: a job in its queue at
+#                                        start was left by an earlier run that was killed, and is
+#                                        cancelled (slurmctld keeps its queue across restarts; such a
+#                                        job would run later and write into the folders of whichever
+#                                        run then holds the same path).
 #   tests/slurm/setup_slurm.sh check     submit one job asking for the fake GPU and wait for it.
 #   tests/slurm/setup_slurm.sh status    show daemons, PIDs and the node's state.
 #   tests/slurm/setup_slurm.sh stop [slurmd|slurmctld|munged ...]
@@ -188,17 +189,18 @@ wait_node_idle() {  # up to 60 s, while both SLURM daemons stay alive
 }
 
 clear_queue() {  # cancel every job still queued or running on this test cluster; wait up to 60 s
-    local jobs deadline=$((SECONDS + 60)) live=PENDING,RUNNING,CONFIGURING,COMPLETING,SUSPENDED
-    jobs=$(timeout 10 squeue -h -t "$live" -o %i 2>/dev/null | tr '\n' ' ' || true)
-    [[ -n ${jobs// /} ]] || return 0
-    log "cancelling jobs left by an earlier run: $jobs"
-    timeout 10 scancel $jobs >/dev/null 2>&1 || true
+    local live=PENDING,RUNNING,CONFIGURING,COMPLETING,SUSPENDED deadline=$((SECONDS + 60)) out ids
+    out=$(timeout 10 squeue -h -t "$live" -o %i) || die 4 "squeue failed; the queue of $NODE cannot be read"
+    mapfile -t ids <<<"$out"
+    [[ -n ${ids[0]:-} ]] || return 0
+    log "cancelling jobs left by an earlier run: ${ids[*]}"
+    timeout 10 scancel -- "${ids[@]}" >/dev/null 2>&1 || true
     while ((SECONDS < deadline)); do
-        [[ -z $(timeout 10 squeue -h -t "$live" -o %i 2>/dev/null || true) ]] &&
-            return 0
+        out=$(timeout 10 squeue -h -t "$live" -o %i) || out="(squeue failed)"
+        [[ -z $out ]] && return 0
         sleep 1
     done
-    die 4 "jobs left by an earlier run did not end in 60 s: $(squeue -h -t "$live" -o '%i %T' | tr '\n' ' ')"
+    die 4 "jobs left by an earlier run did not end in 60 s: $(timeout 10 squeue -h -t "$live" -o '%i %T' | tr '\n' ' ')"
 }
 
 cmd_start() {

@@ -117,7 +117,8 @@ def verb_lemmas(token) -> set[str]:
 
 
 def _saying_claim(verb) -> bool:  # a verb of saying or attitude whose clause is the claim
-    return bool(verb_lemmas(verb) & saying("claim"))
+    that = any(m.dep_ == "mark" and m.lower_ == "that" for c in kids(verb, "ccomp") for m in c.children)
+    return bool(verb_lemmas(verb) & (saying("claim") | (saying("claim_that") if that else frozenset())))
 
 
 def kids(token, *deps) -> list:

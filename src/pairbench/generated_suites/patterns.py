@@ -21,7 +21,13 @@ def _matcher(vocab, rid: str, dep: bool):
 
 
 _PLAIN = {"DEP": "dep_", "TAG": "tag_", "POS": "pos_", "LOWER": "lower_", "LEMMA": "lemma_", "ORTH": "text"}
-_OPTIONAL = ("?", "*", "!", "{0")  # a token pattern's operators under which a token may be absent
+
+
+def _optional(node: dict) -> bool:
+    """A token of a Matcher pattern that a match may lack: OP ?, *, ! or {n,m} with no or a zero minimum (keys in
+    any case, as spaCy reads them)."""
+    op = str(next((v for k, v in node.items() if k.upper() == "OP"), ""))
+    return op in ("?", "*", "!") or op.startswith("{") and op[1:-1].split(",")[0].strip() in ("", "0")
 
 
 @cache
@@ -33,9 +39,10 @@ def _plain_nodes(rid: str, dep: bool) -> tuple:
     for nodes in records()[rid].dep_pattern if dep else records()[rid].pattern:
         tests = []
         for node in nodes:
-            if str(node.get("OP", "")).startswith(_OPTIONAL) and not dep:
+            if not dep and _optional(node):
                 continue
             for key, want in (node.get("RIGHT_ATTRS", {}) if dep else node).items():
+                key = key.upper()
                 if key in _PLAIN and isinstance(want, str):
                     tests.append((_PLAIN[key], frozenset([want]), frozenset()))
                 elif key in _PLAIN and isinstance(want, dict) and set(want) <= {"IN", "NOT_IN"}:

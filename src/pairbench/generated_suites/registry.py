@@ -142,22 +142,24 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
     return Record(rid, kind, category, reason, raw.get("rule"), keep, refuse, *patterns, str(path))
 
 
-def _same_as(raws: list[tuple]) -> None:
+def _same_as(raws: list[tuple]) -> set[int]:
     """Replace each ``pattern: {same_as: <id>}`` (or ``dep_pattern``) by that record's own pattern of the kind:
-    two records of two categories that refuse one shape keep it once."""
+    two records of two categories that refuse one shape keep it once. Returns the positions of the raws changed."""
     own = {raw.get("id"): raw for raw, _, _ in raws if isinstance(raw, dict)}
-    for raw, _, path in raws:
+    changed = {}
+    for n, (raw, _, path) in enumerate(raws):
         for key in ("pattern", "dep_pattern"):
             value = raw.get(key) if isinstance(raw, dict) else None
             if not (isinstance(value, dict) and set(value) == {"same_as"}):
                 continue
-            other = own.get(value["same_as"], {}).get(key)
+            where, target = f"{path.name}: {raw.get('id')}: `{key}: {{same_as: ...}}`", value["same_as"]
+            other = own.get(target, {}).get(key) if isinstance(target, str) else None
             if not isinstance(other, list):
-                raise RegistryError(
-                    f"{path.name}: {raw.get('id')}: `{key}: {{same_as: {value['same_as']}}}` names no record with "
-                    f"a `{key}` of its own; name one"
-                )
-            raw[key] = other
+                raise RegistryError(f"{where} names {target!r}, no record with a `{key}` of its own; name one")
+            changed.setdefault(n, {})[key] = other
+    for n, patterns in changed.items():
+        raws[n][0].update(patterns)
+    return set(changed)
 
 
 def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
@@ -174,14 +176,17 @@ def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
         if not isinstance(records_of, list):
             raise RegistryError(f"{path}: a registry file is a list of records; fix it")
         raws += [(raw, area, path) for raw in records_of]
-    _same_as(raws)
+    order = {raw.get("id"): n for n, (raw, _, _) in enumerate(raws) if isinstance(raw, dict)}
+    shared = _same_as(raws)
     out: dict[str, Record] = {}
-    for raw, area, path in raws:
+    # a shared pattern is checked first under the record that holds it (an error names that record)
+    for n in sorted(range(len(raws)), key=lambda n: n in shared):
+        raw, area, path = raws[n]
         record = _record(raw, area, path, strict)
         if record.id in out:
             raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
         out[record.id] = record
-    return out
+    return dict(sorted(out.items(), key=lambda item: order[item[0]]))
 
 
 @lru_cache(maxsize=1)

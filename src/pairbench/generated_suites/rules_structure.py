@@ -75,7 +75,7 @@ _CLAUSE_REFUSALS = (
     ("entity_swap.symmetric_verb", lambda s: s.verb in words("symmetric_verbs")),
     ("entity_swap.hyphenated_verb", lambda s: bool(matches(s.doc, "entity_swap.hyphenated_verb"))),  # its pattern
     ("entity_swap.no_subject", lambda s: s.subj is None),
-    ("entity_swap.two_subjects", lambda s: len(kids(s.root, "nsubj", "nsubjpass")) > 1),
+    ("entity_swap.two_subjects", lambda s: _comma_subjects(s.root)),
     ("entity_swap.no_second_argument", lambda s: s.obj is None),
     ("entity_swap.time_object", lambda s: s.obj.ent_type_ in ("DATE", "TIME")),
     ("entity_swap.light_verb_idiom", lambda s: s.bare and s.obj.dep_ == "dobj" and s.verb in words("light_verbs")),
@@ -130,6 +130,12 @@ def entity_swap(doc, ctx=None) -> Made:
     out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + a[-1].whitespace_
     out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + b[-1].whitespace_ + "".join(tokens[b.end :])
     return Made(out.strip(), rule)
+
+
+def _comma_subjects(root) -> bool:
+    """Two subjects of the verb with a comma between them ("Boeing, three airlines sign ...")."""
+    subjects = kids(root, "nsubj", "nsubjpass")
+    return len(subjects) > 1 and any(t.text == "," for t in root.doc[subjects[0].i : subjects[-1].i])
 
 
 def _second_verb_of_subject(root, obj) -> bool:
