@@ -168,7 +168,7 @@ def draw(
 def sample(date: str, per_category: int, seed: int, also: tuple[str, ...] = ()) -> str:
     where = paths(date)
     suites = regenerate_all()
-    blind, key = draw({s: rows for s, (_, rows) in suites.items()}, per_category, seed, tuple(also))
+    blind, key = draw({s: rows for s, (_, rows) in suites.items()}, per_category, seed, also)
     write_tsv(where["blind"], BLIND_COLUMNS, blind)
     write_tsv(where["key"], KEY_COLUMNS, key)
     counts = Counter((k["source"], b["category"]) for b, k in zip(blind, key, strict=True))

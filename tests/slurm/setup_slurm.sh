@@ -219,7 +219,6 @@ cmd_start() {
     start_daemon slurmd
     wait_node_idle
     clear_queue
-    wait_node_idle
 }
 
 cmd_check() {

@@ -72,11 +72,11 @@ _KEY = "pairbench.patterns"  # a doc's user_data key: its matches by (id, depend
 def _found(doc, rid: str, dep: bool) -> list:
     """The matches of id ``rid``'s patterns in ``doc``, kept with it: the rules ask of the anchor, its paraphrase
     and a made pair in turn. Token patterns: spans; dependency patterns: token lists in pattern order."""
-    kind = "dep_pattern" if dep else "pattern"
-    if getattr(records().get(rid), kind, None) is None:
-        raise RegistryError(f"{rid}: no {kind} registered; add `{kind}` to its record")
     found = doc.user_data.setdefault(_KEY, {})
-    if (rid, dep) not in found:
+    if (rid, dep) not in found:  # the first ask of this doc: only then is the registry looked up
+        kind = "dep_pattern" if dep else "pattern"
+        if getattr(records().get(rid), kind, None) is None:
+            raise RegistryError(f"{rid}: no {kind} registered; add `{kind}` to its record")
         hits = _matcher(doc.vocab, rid, dep)(doc) if _may_match(doc, rid, dep) else []
         if dep:
             found[rid, dep] = [[doc[i] for i in ids] for _, ids in hits]
