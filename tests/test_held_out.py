@@ -246,3 +246,41 @@ def test_the_held_out_config_filters_as_the_tuning_configs_do():
     styles = suites["generated-held-out-styles"]
     assert config["datasets"][styles["data"]]["source"] == "path:resources/paraphrases/held-out-styles"
     assert (styles["min_score"], styles["control_min_score"]) == (4.0, 5)
+
+
+moved_spec = importlib.util.spec_from_file_location("held_out_moved", REPO / "bench" / "held_out_moved.py")
+held_out_moved = importlib.util.module_from_spec(moved_spec)
+moved_spec.loader.exec_module(held_out_moved)
+
+
+def test_moved_counts_lost_pairs_by_how_they_were_read():
+    """bench/held_out_moved.py's table: a lost pair is read valid only when every verdict on file accepts it (in
+    either sentence order), invalid when one refuses it, unread when none was given; gained pairs are counted."""
+    s = [_sentences(n) for n in range(4)]
+    before = {
+        ("stsb-test", "a00000", "negation"): (*s[0], "negation:do_support"),
+        ("stsb-test", "a00001", "negation"): (*s[1], "negation:do_support"),
+        ("stsb-test", "a00002", "negation"): (*s[2], "negation:do_support"),
+        ("stsb-test", "a00003", "negation"): (*s[3], "negation:do_support"),
+    }
+    after = {k: v for k, v in before.items() if k[1] == "a00003"} | {
+        ("stsb-test", "a00004", "negation"): ("A.", "B.", "negation:do_support")
+    }
+    read = {s[0]: ["yes", "yes", "yes"], s[1][::-1]: ["yes", "no"]}  # a00001's pair read in the other order
+    result = held_out_moved.compare(before, after, read, lambda s1, s2, category: f"{category}.gone")
+    assert result["table"] == {
+        "stsb-test/negation": {
+            "before": 4,
+            "after": 2,
+            "lost": 3,
+            "gained": 1,
+            "lost_read_valid": 1,
+            "lost_read_invalid": 1,
+            "lost_read_unread": 1,
+        }
+    }
+    assert [(x["anchor"], x["read"], x["now"]) for x in result["lost"]] == [
+        ("a00000", "valid", "negation.gone"),
+        ("a00001", "invalid", "negation.gone"),
+        ("a00002", "unread", "negation.gone"),
+    ]

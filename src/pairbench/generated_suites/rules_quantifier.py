@@ -33,6 +33,7 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
     conjs = kids(head, "conj")
     plain = all(c.tag_ == "NNS" and not kids(c, "det", "poss") for c in conjs)
     shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and plain
+    shared = shared or _of_object(token) == noun  # "many of her ideas and projects": the partitive takes both
     negated = clause is not None and bool(kids(clause, "neg"))  # "why some patients do not respond"
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
