@@ -56,12 +56,12 @@ def _plain_nodes(rid: str, dep: bool) -> tuple:
 def _may_match(doc, rid: str, dep: bool) -> bool:
     """Some pattern of id ``rid`` each of whose needed tokens' tests some token of ``doc`` passes: a quick test that
     only rules a doc out (a match needs it), so the matcher runs on fewer docs with the same matches."""
-    values = doc.user_data.setdefault("pairbench.values", {})
-    for attr in _PLAIN.values():
-        if attr not in values:
-            values[attr] = {getattr(t, attr) for t in doc}
+    values = doc.user_data.get("pairbench.values")
+    if values is None:  # each attribute's values in the doc, kept with it
+        tokens = list(doc)
+        values = doc.user_data["pairbench.values"] = {a: {getattr(t, a) for t in tokens} for a in _PLAIN.values()}
     return any(
-        all((want is None or values[a] & want) and values[a] - banned for a, want, banned in tests)
+        all((want is None or not values[a].isdisjoint(want)) and not values[a] <= banned for a, want, banned in tests)
         for tests in _plain_nodes(rid, dep)
     )
 
