@@ -254,33 +254,44 @@ moved_spec.loader.exec_module(held_out_moved)
 
 
 def test_moved_counts_lost_pairs_by_how_they_were_read():
-    """bench/held_out_moved.py's table: a lost pair is read valid only when every verdict on file accepts it (in
-    either sentence order), invalid when one refuses it, unread when none was given; gained pairs are counted."""
-    s = [_sentences(n) for n in range(4)]
-    before = {
-        ("stsb-test", "a00000", "negation"): (*s[0], "negation:do_support"),
-        ("stsb-test", "a00001", "negation"): (*s[1], "negation:do_support"),
-        ("stsb-test", "a00002", "negation"): (*s[2], "negation:do_support"),
-        ("stsb-test", "a00003", "negation"): (*s[3], "negation:do_support"),
-    }
-    after = {k: v for k, v in before.items() if k[1] == "a00003"} | {
-        ("stsb-test", "a00004", "negation"): ("A.", "B.", "negation:do_support")
-    }
-    read = {s[0]: ["yes", "yes", "yes"], s[1][::-1]: ["yes", "no"]}  # a00001's pair read in the other order
+    """bench/held_out_moved.py's table: a lost pair is read valid only when every reading on file accepts it (in
+    either sentence order), invalid when one refuses it, unread when none drew it; a changed pair counts as lost
+    and gained."""
+    s = [_sentences(n) for n in range(5)]
+    before = {("stsb-test", "negation", a): (b, "negation:do_support") for a, b in s[:4]}
+    after = {("stsb-test", "negation", s[3][0]): (s[3][1], "negation:do_support")}
+    after[("stsb-test", "negation", s[2][0])] = ("The clerk may have filed form 2 on time.", "negation:do_support")
+    after[("stsb-test", "negation", s[4][0])] = (s[4][1], "negation:do_support")
+    read = {s[0]: ["yes", "yes"], s[1][::-1]: ["yes", "no"]}  # the second pair read in the other order
     result = held_out_moved.compare(before, after, read, lambda s1, s2, category: f"{category}.gone")
     assert result["table"] == {
         "stsb-test/negation": {
             "before": 4,
-            "after": 2,
+            "after": 3,
             "lost": 3,
-            "gained": 1,
+            "gained": 2,
+            "changed": 1,
             "lost_read_valid": 1,
             "lost_read_invalid": 1,
             "lost_read_unread": 1,
         }
     }
-    assert [(x["anchor"], x["read"], x["now"]) for x in result["lost"]] == [
-        ("a00000", "valid", "negation.gone"),
-        ("a00001", "invalid", "negation.gone"),
-        ("a00002", "unread", "negation.gone"),
+    assert [(x["sentence1"], x["read"], x["changed"], x["now"]) for x in result["lost"]] == [
+        (s[0][0], "valid", False, "negation.gone"),
+        (s[1][0], "invalid", False, "negation.gone"),
+        (s[2][0], "unread", True, "negation.gone"),
     ]
+
+
+def test_moved_reads_a_reading_by_its_two_readers(tmp_path):
+    """A reading's verdict is yes when reader1 and reader2 both accept the pair; reader3 is not used."""
+    columns = ["item", "category", "sentence1", "sentence2", "valid", "note"]
+    pairs = [_sentences(n) for n in range(3)]
+    grades = {1: ["yes", "yes", "no"], 2: ["yes", "no", "no"], 3: ["no", "no", "no"]}
+    for reader, valid in grades.items():
+        rows = [
+            dict(zip(columns, (f"h{n:04d}", "negation", a, b, v, "")))
+            for n, ((a, b), v) in enumerate(zip(pairs, valid))
+        ]
+        held_out.write_tsv(tmp_path / f"held-out-2026-11-29-graded-reader{reader}.tsv", columns, rows)
+    assert held_out_moved.verdicts(tmp_path) == {pairs[0]: ["yes"], pairs[1]: ["no"], pairs[2]: ["no"]}

@@ -33,7 +33,9 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
     conjs = kids(head, "conj")
     plain = all(c.tag_ == "NNS" and not kids(c, "det", "poss") for c in conjs)
     shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and plain
-    shared = shared or _of_object(token) == noun  # "many of her ideas and projects": the partitive takes both
+    # "many of her ideas and projects": a partitive's of-object takes bare plurals joined to it (not "and the budget")
+    joined = kids(noun, "conj")
+    shared = shared or _of_object(token) == noun and all(c.tag_ == "NNS" and not kids(c, "det", "poss") for c in joined)
     negated = clause is not None and bool(kids(clause, "neg"))  # "why some patients do not respond"
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
