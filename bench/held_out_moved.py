@@ -19,7 +19,7 @@ the suite's: a near miss or entity swap may differ from what the suite would dra
 from __future__ import annotations
 
 import argparse
-import csv
+import importlib.util
 import json
 import os
 import subprocess
@@ -29,9 +29,31 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIG = REPO / "bench" / "configs" / "generated-held-out.yaml"
-SOURCES = {"generated-held-out-stsb-test": "stsb-test", "generated-held-out-styles": "held-out-styles"}
 _TREE = "PAIRBENCH_MOVED_TREE"  # the src folder a --dump process must import pairbench from
+
+
+def _held_out():
+    """bench/held_out.py (its config, sources and TSV reader), imported when first needed: it imports pairbench,
+    which must come from the tree a process was started for."""
+    spec = importlib.util.spec_from_file_location("held_out", REPO / "bench" / "held_out.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _suites():
+    """(suite name, settings, source name, data folder) of each held-out suite, with the ``pairbench`` imported."""
+    import yaml
+
+    from pairbench.generated_suites.config import SuiteSettings
+
+    held_out = _held_out()
+    config = yaml.safe_load((REPO / held_out.CONFIG).read_text(encoding="utf-8"))
+    source_of = {suite: source for source, suite in held_out.SOURCES.items()}
+    for name, block in config["generated_suites"].items():
+        block = {k: v for k, v in block.items() if k != "audit"}  # an older code may lack the audit keys
+        data = REPO / config["datasets"][block["data"]]["source"].removeprefix("path:")
+        yield name, SuiteSettings.from_block(block, name), source_of[name], data.resolve()
 
 
 def dump(out: Path) -> None:
@@ -41,22 +63,15 @@ def dump(out: Path) -> None:
     tree = Path(os.environ[_TREE]).resolve()
     if not Path(pairbench.__file__).resolve().is_relative_to(tree):
         sys.exit(f"pairbench was imported from {pairbench.__file__}, not from {tree}; is there a src/pairbench there?")
-    import yaml
-
     from pairbench.core.sources import locate_local, parse_source
-    from pairbench.generated_suites.config import SuiteSettings
     from pairbench.generated_suites.generate import build_suite
 
-    config = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
     with open(out, "w", encoding="utf-8") as f:
-        for name, block in config["generated_suites"].items():
-            block = {k: v for k, v in block.items() if k != "audit"}  # an older code may lack the audit keys
-            data = REPO / config["datasets"][block["data"]]["source"].removeprefix("path:")
-            settings = SuiteSettings.from_block(block, name)
+        for name, settings, source, data in _suites():
             with tempfile.TemporaryDirectory() as folder:
                 parser = locate_local(parse_source(settings.parser))
-                generated, _ = build_suite(name, data.resolve(), parser, settings, Path(folder) / f"{name}.tsv")
-            f.writelines(SOURCES[name] + "\t" + "\t".join(row) + "\n" for row in generated.rows)
+                generated, _ = build_suite(name, data, parser, settings, Path(folder) / f"{name}.tsv")
+            f.writelines(source + "\t" + "\t".join(row) + "\n" for row in generated.rows)
 
 
 def _run(command: list[str], what: str, **kwargs) -> subprocess.CompletedProcess:
@@ -81,16 +96,15 @@ def generate_with(src: Path, out: Path) -> dict:
 
 def verdicts(audit: Path = REPO / "bench" / "audit") -> dict[tuple[str, str], list[str]]:
     """Each held-out reading's verdict on a pair, by (sentence1, sentence2): yes when both its readers accept it."""
-    found: dict[tuple[str, str], list[str]] = {}
+    read_tsv, found = _held_out().read_tsv, {}
     for first in sorted(audit.glob("held-out-*-graded-reader1.tsv")):
         second = first.with_name(first.name.replace("reader1", "reader2"))
         if not second.exists():
             continue
-        readers = []
-        for path in (first, second):
-            with open(path, encoding="utf-8", newline="") as f:
-                rows = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-                readers.append({(r["sentence1"], r["sentence2"]): (r["valid"] or "").strip().lower() for r in rows})
+        readers = [
+            {(r["sentence1"], r["sentence2"]): (r["valid"] or "").strip().lower() for r in read_tsv(path)}
+            for path in (first, second)
+        ]
         for pair, one in readers[0].items():
             found.setdefault(pair, []).append("yes" if one == readers[1].get(pair) == "yes" else "no")
     return found
@@ -98,14 +112,10 @@ def verdicts(audit: Path = REPO / "bench" / "audit") -> dict[tuple[str, str], li
 
 def refusal_now():
     """A function (sentence1, sentence2, category) -> the id or rule the working tree's rules give that anchor."""
-    import yaml
-
     from pairbench.core.sources import locate_local, parse_source
-    from pairbench.generated_suites.config import SuiteSettings
     from pairbench.generated_suites.generate import load_parser, try_anchor
 
-    name, block = next(iter(yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["generated_suites"].items()))
-    settings = SuiteSettings.from_block({k: v for k, v in block.items() if k != "audit"}, name)
+    _, settings, _, _ = next(_suites())
     nlp = load_parser(locate_local(parse_source(settings.parser)))
 
     def now(s1: str, s2: str, category: str) -> str:

@@ -30,12 +30,9 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
     times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
     # "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all
-    conjs = kids(head, "conj")
-    plain = all(c.tag_ == "NNS" and not kids(c, "det", "poss") for c in conjs)
-    shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and plain
+    shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and _bare_plurals(kids(head, "conj"))
     # "many of her ideas and projects": a partitive's of-object takes bare plurals joined to it (not "and the budget")
-    joined = kids(noun, "conj")
-    shared = shared or _of_object(token) == noun and all(c.tag_ == "NNS" and not kids(c, "det", "poss") for c in joined)
+    shared = shared or _of_object(token) == noun and _bare_plurals(kids(noun, "conj"))
     negated = clause is not None and bool(kids(clause, "neg"))  # "why some patients do not respond"
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
@@ -94,6 +91,11 @@ def _condition(doc, token=None) -> bool:
 def _result_clause(doc, clause) -> bool:
     """A clause of result or degree ("so lucrative that many ..."), whose quantity the degree explains."""
     return clause.i in roots(doc, "quantifier.result_clause")
+
+
+def _bare_plurals(tokens) -> bool:
+    """Every token a plural with no determiner or possessive of its own ("or harmful devices", "and projects")."""
+    return all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in tokens)
 
 
 def _of_object(token):
