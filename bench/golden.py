@@ -1,7 +1,8 @@
 """Golden files of the bench's generated suites: regenerate them and see which pairs moved.
 
-The suites of ``bench/configs/generated-mixed-prose.yaml`` (the committed mixed-prose source) and
-``bench/configs/generated-stsb.yaml`` (STS-B train + dev, read from ``../shared/data/stsb-en``
+The suites of ``bench/configs/generated-mixed-prose.yaml`` and
+``bench/configs/generated-tuning-styles.yaml`` (the committed mixed-prose and tuning-styles sources)
+and ``bench/configs/generated-stsb.yaml`` (STS-B train + dev, read from ``../shared/data/stsb-en``
 where it exists) are generated in a temporary folder with their config block and seed, exactly as
 the ``generate_suite`` rule makes them, and compared with ``tests/golden/``:
 
@@ -34,6 +35,7 @@ GOLDEN = REPO / "tests" / "golden"
 CONFIGS = {
     "generated-mixed-prose": "bench/configs/generated-mixed-prose.yaml",
     "generated-stsb": "bench/configs/generated-stsb.yaml",
+    "generated-tuning-styles": "bench/configs/generated-tuning-styles.yaml",
 }
 SHOWN = 30  # moved pairs printed in full
 FINGERPRINT_COLUMNS = ("anchor", "category", "rule", "sha1")

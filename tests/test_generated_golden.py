@@ -1,5 +1,6 @@
 """The bench's generated suites against their golden files (tests/golden/, bench/golden.py): the
-mixed-prose suite always, STS-B train + dev where ../shared has it; a moved pair is named."""
+mixed-prose and tuning-styles suites always, STS-B train + dev where ../shared has it; a moved pair
+is named."""
 
 from __future__ import annotations
 
@@ -30,6 +31,17 @@ def test_the_mixed_prose_suite_is_its_golden_one(mixed_prose):
     assert summary["n_anchors"] == 289 and summary["pairs"] == len(rows) == len(fingerprints) == 1377
     assert sum(summary["categories"].values()) == summary["pairs"]
     assert [f[:3] for f in stored[1]] == [(r[4], r[1], r[5]) for r in rows]
+
+
+def test_the_tuning_styles_suite_is_its_golden_one(tmp_path):
+    stored = golden.read_golden("generated-tuning-styles")
+    fresh = golden.regenerate("generated-tuning-styles", tmp_path)
+    lines = golden.compare(stored, fresh)
+    assert not lines, golden.report("generated-tuning-styles", lines)
+    summary, _, rows = fresh
+    assert summary["n_anchors"] == 300 and summary["pairs"] == len(rows)
+    # positive controls only from the pairs written as true paraphrases (score 5: 288 of 300)
+    assert 0 < summary["categories"]["positive_control"] <= 288
 
 
 @pytest.mark.shared_data

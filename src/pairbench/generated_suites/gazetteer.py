@@ -25,3 +25,10 @@ def same_thing(a: str, b: str) -> bool:
     """Two names of one thing (Fed and US Federal Reserve)."""
     aliases = table("aliases")
     return a in aliases and aliases[a] == aliases.get(b)
+
+
+def article_changes(old: str, new: str, word_before: str) -> bool:
+    """``new`` takes an article ``old`` does not, or the other way round, with no "the" before the place
+    (Iran -> the Netherlands); ``word_before``: the word before the old name, lower case."""
+    places = words("places_with_article")
+    return (new.lower() in places) != (old.lower() in places) and word_before != "the"

@@ -55,8 +55,8 @@ def adjective_fragment(doc, root, finite) -> bool:
     if not doc.text.rstrip().endswith((".", "!", '"')):
         return True
     subject = next(iter(kids(root, "nsubj")), None)
-    if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det")):
-        return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
+    if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det", "relcl")):
+        return False  # "The man spread butter.", "Patients who slept less reported ...": a clause, its subject a noun phrase
     obj = next(iter(kids(root, "dobj")), None)
     return obj is not None and obj.tag_ == "NN" and not kids(obj, "det", "poss", "nummod")
 
@@ -283,6 +283,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
     if _comma_clauses(doc):
         return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
+    if any(c.i > finite.i for c in kids(root, "nsubj")):
+        return "negation.subject_after_verb"  # "Then comes the hard part" -> "Then does not come ..."
     for rid in ("negation.list_after_colon", "negation.idiom_after_not", "negation.comment_clause"):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
@@ -304,7 +306,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     dets = {"the", "these", "those"} | words("possessive_pronouns")
     for subj in subjects:  # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
         definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subj.subtree)
-        if not definite and any(b <= set(subj.subtree) for b in bounds):
+        if not definite and any(b <= set(subj.subtree) - aside for b in bounds):  # not "who slept less than six hours"
             return "negation.approximate_count_subject"
         if _number_alone(subj):  # "Three die": a not would read as a count of others
             return "negation.number_alone_subject"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from pairbench.generated_suites.edits import Made, Refuse
-from pairbench.generated_suites.gazetteer import kind_of, organisation, place_or_group, same_thing
+from pairbench.generated_suites.gazetteer import article_changes, kind_of, organisation, place_or_group, same_thing
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches, starts
 from pairbench.generated_suites.rules_lexical import count_bound, number_refusal, number_value, numbers_in
@@ -205,7 +205,9 @@ def near_miss(doc, ctx) -> Made:
         ]
         if not pool:
             continue
-        new = pool[int(ctx.rng.integers(len(pool)))]
+        at = int(ctx.rng.integers(len(pool)))
+        before = doc[ent.start - 1].lower_ if ent.start else ""  # the next name that needs no article of its own
+        new = next((t for t in pool[at:] + pool[:at] if not article_changes(ent.text, t, before)), pool[at])
         if ent.label_ in _NUMERIC_TYPES and new[:1].isalpha():  # a number word takes the old case
             new = new[:1].upper() + new[1:] if ent.text[:1].isupper() else new.lower()
         elif ent.start == 0:  # the first word keeps its case

@@ -123,8 +123,13 @@ def _partitive(token):
 
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
-    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and"):
-        return None  # "one or both boys", "some or all": a range, not one quantity
+    before = token.doc[max(token.i - 2, 0) : token.i]
+    if (
+        len(before) == 2
+        and before[1].lower_ in ("or", "and")
+        and (before[0].like_num or before[0].lower_ in _quantities())
+    ):
+        return None  # "one or both boys", "some or all": a range, not one quantity ("..., and all of the X": a clause)
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
         if _partitive(token) is None and low in table("quantifiers_bare") and _bare(token):
             return table("quantifiers_bare")  # "Many believe ...", "regarded by many as ..."

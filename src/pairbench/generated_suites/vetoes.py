@@ -9,6 +9,7 @@ import re
 from lemminflect import getAllLemmas
 
 from pairbench.generated_suites.edits import Made, headline, kids
+from pairbench.generated_suites.gazetteer import article_changes
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import matches, rooted, roots, starts
 from pairbench.generated_suites.registry import records
@@ -129,8 +130,8 @@ def _near_miss(doc, a, made):
     token = _token_at(doc, start)
     if token is None:
         return None
-    after, places, new = token.i + len(old.split()), words("places_with_article"), new.lower()
-    article = (new in places) != (old.lower() in places) and (token.i == 0 or doc[token.i - 1].lower_ != "the")
+    after, new = token.i + len(old.split()), new.lower()
+    article = article_changes(old, new, doc[token.i - 1].lower_ if token.i else "")
     adjective, power = new in words("adjective_countries"), new.strip(",.;:") in words("world_powers")
     checks = (  # a registry pattern (at the word after the place, or anywhere), or as said
         ("check.near_miss_state_noun", after in _at(doc, "check.near_miss_state_noun")),
