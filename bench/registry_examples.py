@@ -1,8 +1,8 @@
 """Find examples for registry records that have none: anchors of the TUNING sources that
 ``try_anchor`` refuses with the record's id (a refusal) or makes a pair from (a rule).
 
-Tuning sources only: the committed mixed-prose pairs (resources/paraphrases/mixed-prose) and
-STS-B train + dev (../shared/data/stsb-en, where it is). STS-B test and
+Tuning sources only: the committed mixed-prose and tuning-styles pairs (resources/paraphrases/)
+and STS-B train + dev (../shared/data/stsb-en, where it is). STS-B test and
 resources/paraphrases/held-out-styles are held out: no example may come from them. The
 shortest anchor found is written into the record's YAML (a ``refuse:`` or ``keep:`` line after
 its ``reason:``); ``--dry-run`` prints it instead.
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TUNING = {"mixed-prose": (REPO / "resources/paraphrases/mixed-prose", ["all"])}
+TUNING = {name: (REPO / "resources/paraphrases" / name, ["all"]) for name in ("mixed-prose", "tuning-styles")}
 TUNING["stsb-train-dev"] = (REPO.parent / "shared/data/stsb-en", ["train", "dev"])
 
 

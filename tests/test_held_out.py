@@ -234,6 +234,24 @@ def test_the_held_out_set_is_written_paraphrases_in_its_own_styles():
     assert "must never be used to tune a rule" in (folder / "README.md").read_text(encoding="utf-8")
 
 
+def test_the_tuning_styles_set_is_written_paraphrases_in_the_held_out_registers():
+    folder = REPO / "resources" / "paraphrases" / "tuning-styles"
+    rows = _rows(folder / "all.tsv")
+    assert len(rows) == 300 and list(rows[0]) == ["sentence1", "sentence2", "score"]
+    assert {r["score"] for r in rows} == {"4", "5"} and sum(r["score"] == "5" for r in rows) == 288
+    assert all(11 <= len(r["sentence1"].split()) <= 20 and r["sentence1"] != r["sentence2"] for r in rows)
+    assert len({r["sentence1"] for r in rows}) == 300
+    held = _rows(REPO / "resources" / "paraphrases" / "held-out-styles" / "all.tsv")
+    assert not {r[k] for r in rows for k in ("sentence1", "sentence2")} & {
+        r[k] for r in held for k in ("sentence1", "sentence2")
+    }
+    config = yaml.safe_load((REPO / "bench/configs/generated-tuning-styles.yaml").read_text(encoding="utf-8"))
+    styles = yaml.safe_load((REPO / held_out.CONFIG).read_text(encoding="utf-8"))["generated_suites"]
+    block, held = config["generated_suites"]["generated-tuning-styles"], styles["generated-held-out-styles"]
+    for key in ("score_max", "min_score", "control_min_score", "seed", "split"):
+        assert block[key] == held[key], key
+
+
 def test_the_held_out_config_filters_as_the_tuning_configs_do():
     config = yaml.safe_load((REPO / held_out.CONFIG).read_text(encoding="utf-8"))
     suites = config["generated_suites"]

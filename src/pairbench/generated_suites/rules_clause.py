@@ -55,8 +55,11 @@ def adjective_fragment(doc, root, finite) -> bool:
     if not doc.text.rstrip().endswith((".", "!", '"')):
         return True
     subject = next(iter(kids(root, "nsubj")), None)
-    if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det", "relcl")):
-        return False  # "The man spread butter.", "Patients who slept less reported ...": a clause, its subject a noun phrase
+    passives = words("ditransitive_verbs") | words("object_passives")  # "Men who robbed a bank handed jail terms"
+    described = subject is not None and subject.tag_ == "NNS" and bool(kids(subject, "relcl"))  # "Workers who slept"
+    described = described and verb_base(root) not in passives
+    if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det")) or described:
+        return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
     obj = next(iter(kids(root, "dobj")), None)
     return obj is not None and obj.tag_ == "NN" and not kids(obj, "det", "poss", "nummod")
 
@@ -298,7 +301,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "negation.because_clause"  # "won't investigate because X": X gives the reason of the not
     subjects = kids(root, "nsubj", "nsubjpass", "expl")
     sayers = [c for v in root.ancestors for c in kids(v, "nsubj", "nsubjpass")]  # "Some say X"
-    aside = {u for s in subjects for a in s.subtree if a.dep_ in ("appos", "acl", "relcl") for u in a.subtree}
+    clauses = {u for s in subjects for a in s.subtree if a.dep_ in ("acl", "relcl") for u in a.subtree}
+    aside = clauses | {u for s in subjects for a in s.subtree if a.dep_ == "appos" for u in a.subtree}
     heads = [t for s in subjects for t in s.subtree if t not in aside] + [t for s in sayers for t in (s, *s.children)]
     if any(t.lower_ in words("scope_quantifiers") for t in heads):
         return "negation.quantified_subject"
@@ -306,7 +310,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     dets = {"the", "these", "those"} | words("possessive_pronouns")
     for subj in subjects:  # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
         definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subj.subtree)
-        if not definite and any(b <= set(subj.subtree) - aside for b in bounds):  # not "who slept less than six hours"
+        if not definite and any(b <= set(subj.subtree) - clauses for b in bounds):  # not "who slept less than 6 hours"
             return "negation.approximate_count_subject"
         if _number_alone(subj):  # "Three die": a not would read as a count of others
             return "negation.number_alone_subject"

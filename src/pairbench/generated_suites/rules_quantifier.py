@@ -55,7 +55,8 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
         "quantifier.result_clause": clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause),
         "quantifier.negated_clause": low in ("some", "all") and negated,  # all ... not reads as not all
         # another group set against the noun (in others; not "some other parts")
-        "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others),
+        "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
+        or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc[: token.i]),  # "X, but few Y": set against X
         "quantifier.hoped_for": hopes,
     }
     _refuse_first(tests)
@@ -123,13 +124,12 @@ def _partitive(token):
 
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
-    before = token.doc[max(token.i - 2, 0) : token.i]
-    if (
-        len(before) == 2
-        and before[1].lower_ in ("or", "and")
-        and (before[0].like_num or before[0].lower_ in _quantities())
-    ):
-        return None  # "one or both boys", "some or all": a range, not one quantity ("..., and all of the X": a clause)
+    phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
+    clause = phrase.dep_ in ("nsubj", "nsubjpass") and phrase.head.dep_ == "conj"  # "..., and most of the books were"
+    first = token.doc[token.i - 2] if token.i > 1 else token  # the word before the and, if any
+    ranged = first.like_num or first.lower_ in _quantities() | {"any"}
+    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and (ranged or not clause):
+        return None  # "one or both boys", "some or all", "any and every": a range, not one quantity
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
         if _partitive(token) is None and low in table("quantifiers_bare") and _bare(token):
             return table("quantifiers_bare")  # "Many believe ...", "regarded by many as ..."
@@ -148,6 +148,14 @@ def _quantifier_table(token):
     if tag in ("NN", "NNP") and low in table("quantifiers_mass") and (low != "no" or token.head.dep_ == "dobj"):
         return table("quantifiers_mass")  # "some food" -> "no food"; "made no sense" -> "made some sense"
     return {}
+
+
+def _plural_verb(token) -> bool:
+    """The verb of the noun phrase ``token`` quantifies, as its subject, is plural (were, are, have)."""
+    if token.head.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    verb = token.head.head
+    return any(v.tag_ == "VBP" or v.lower_ == "were" for v in (verb, *kids(verb, "aux", "auxpass")))
 
 
 def _quantities() -> frozenset[str]:
@@ -180,6 +188,8 @@ def quantifier(doc, ctx=None) -> Made:
             edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
             return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
         new = exchange[low]
+        if new in ("every", "each") and _plural_verb(token):
+            raise Refuse("quantifier.breaks_agreement")  # "No staff were paid" -> "Every staff were paid"
         plain = exchange in (table("quantifiers_mass"), table("quantifiers_plural"))
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
             new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
