@@ -221,13 +221,21 @@ def test_coverage_counts_anchors_with_a_pair_and_those_the_anchored_table_reads(
     assert result["categories"]["positive_control"]["anchored"] == 3
 
 
+def _written_set(name: str, fives: int, shortest: int, longest: int) -> list[dict]:
+    """The rows of a written paraphrase set (resources/paraphrases/{name}/all.tsv), checked for what every one
+    holds: 300 distinct pairs scored 4 or 5 (``fives`` of them 5), each sentence1 of ``shortest`` to ``longest``
+    words and unlike its paraphrase."""
+    rows = _rows(REPO / "resources" / "paraphrases" / name / "all.tsv")
+    assert len(rows) == 300 and list(rows[0]) == ["sentence1", "sentence2", "score"]
+    assert {r["score"] for r in rows} == {"4", "5"} and sum(r["score"] == "5" for r in rows) == fives
+    assert all(shortest <= len(r["sentence1"].split()) <= longest and r["sentence1"] != r["sentence2"] for r in rows)
+    assert len({r["sentence1"] for r in rows}) == 300
+    return rows
+
+
 def test_the_held_out_set_is_written_paraphrases_in_its_own_styles():
     folder = REPO / "resources" / "paraphrases" / "held-out-styles"
-    rows = _rows(folder / "all.tsv")
-    assert len(rows) == 300 and list(rows[0]) == ["sentence1", "sentence2", "score"]
-    assert {r["score"] for r in rows} == {"4", "5"} and sum(r["score"] == "5" for r in rows) == 289
-    assert all(8 <= len(r["sentence1"].split()) <= 30 and r["sentence1"] != r["sentence2"] for r in rows)
-    assert len({r["sentence1"] for r in rows}) == 300
+    rows = _written_set("held-out-styles", fives=289, shortest=8, longest=30)
     for tuning_set in ("mixed-prose", "tuning-styles"):
         tuning = _rows(REPO / "resources" / "paraphrases" / tuning_set / "all.tsv")
         assert not {r["sentence1"] for r in tuning} & {r["sentence1"] for r in rows}, tuning_set
@@ -235,12 +243,7 @@ def test_the_held_out_set_is_written_paraphrases_in_its_own_styles():
 
 
 def test_the_tuning_styles_set_is_written_paraphrases_in_the_held_out_registers():
-    folder = REPO / "resources" / "paraphrases" / "tuning-styles"
-    rows = _rows(folder / "all.tsv")
-    assert len(rows) == 300 and list(rows[0]) == ["sentence1", "sentence2", "score"]
-    assert {r["score"] for r in rows} == {"4", "5"} and sum(r["score"] == "5" for r in rows) == 288
-    assert all(11 <= len(r["sentence1"].split()) <= 20 and r["sentence1"] != r["sentence2"] for r in rows)
-    assert len({r["sentence1"] for r in rows}) == 300
+    rows = _written_set("tuning-styles", fives=288, shortest=11, longest=20)
     held = _rows(REPO / "resources" / "paraphrases" / "held-out-styles" / "all.tsv")
     assert not {r[k] for r in rows for k in ("sentence1", "sentence2")} & {
         r[k] for r in held for k in ("sentence1", "sentence2")

@@ -55,9 +55,8 @@ def adjective_fragment(doc, root, finite) -> bool:
     if not doc.text.rstrip().endswith((".", "!", '"')):
         return True
     subject = next(iter(kids(root, "nsubj")), None)
-    passives = words("ditransitive_verbs") | words("object_passives")  # "Men who robbed a bank handed jail terms"
     described = subject is not None and subject.tag_ == "NNS" and bool(kids(subject, "relcl"))  # "Workers who slept"
-    described = described and verb_base(root) not in passives
+    described = described and not _object_passive(root)  # "Men who robbed a bank handed jail terms": a passive
     if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det")) or described:
         return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
     obj = next(iter(kids(root, "dobj")), None)
@@ -237,8 +236,12 @@ def _past_clause(doc, root) -> bool:
     reported = root.dep_ == "ccomp"  # "US believes Syrian government used chemical weapons": a reported act
     agents = named + [c for c in kids(root, "nsubj") if reported or c.tag_ in ("NNS", "PRP")]
     names = any(g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children)
-    passives = words("ditransitive_verbs") | words("object_passives")
-    return bool(agents) and not names and bool(kids(root, "dobj")) and verb_base(root) not in passives
+    return bool(agents) and not names and bool(kids(root, "dobj")) and not _object_passive(root)
+
+
+def _object_passive(verb) -> bool:
+    """A verb whose passive takes an object ("was handed a sentence"; lexicons ditransitive_verbs, object_passives)."""
+    return verb_base(verb) in words("ditransitive_verbs") | words("object_passives")
 
 
 def verb_forms(verb, tag: str = "VBN") -> set[str]:

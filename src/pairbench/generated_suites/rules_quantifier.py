@@ -124,11 +124,7 @@ def _partitive(token):
 
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
-    phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
-    clause = phrase.dep_ in ("nsubj", "nsubjpass") and phrase.head.dep_ == "conj"  # "..., and most of the books were"
-    first = token.doc[token.i - 2] if token.i > 1 else token  # the word before the and, if any
-    ranged = first.like_num or first.lower_ in _quantities() | {"any"}
-    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and (ranged or not clause):
+    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and _in_range(token):
         return None  # "one or both boys", "some or all", "any and every": a range, not one quantity
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
         if _partitive(token) is None and low in table("quantifiers_bare") and _bare(token):
@@ -150,12 +146,26 @@ def _quantifier_table(token):
     return {}
 
 
+def _in_range(token) -> bool:
+    """A quantifier after and or or that is the end of a range, not the start of a clause: the word before the
+    conjunction a number, a quantifier or any, or the quantified noun phrase no subject of a joined verb ("The roof
+    leaked, and most of the books were ruined" is a clause)."""
+    first = token.doc[token.i - 2] if token.i > 1 else token
+    if first.like_num or first.lower_ == "any" or first.lower_ in _quantities():
+        return True
+    phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
+    return not (phrase.dep_ in ("nsubj", "nsubjpass") and phrase.head.dep_ == "conj")
+
+
+def _verbs(verb) -> tuple:
+    """A verb and its auxiliaries, whose forms agree with its subject."""
+    return (verb, *kids(verb, "aux", "auxpass"))
+
+
 def _plural_verb(token) -> bool:
     """The verb of the noun phrase ``token`` quantifies, as its subject, is plural (were, are, have)."""
-    if token.head.dep_ not in ("nsubj", "nsubjpass"):
-        return False
-    verb = token.head.head
-    return any(v.tag_ == "VBP" or v.lower_ == "were" for v in (verb, *kids(verb, "aux", "auxpass")))
+    subject = token.head.dep_ in ("nsubj", "nsubjpass")
+    return subject and any(v.tag_ == "VBP" or v.lower_ == "were" for v in _verbs(token.head.head))
 
 
 def _quantities() -> frozenset[str]:
@@ -180,8 +190,7 @@ def quantifier(doc, ctx=None) -> Made:
         _refuse_quantifier(doc, token, token if bare else None)
         if bare and any(t.lower_ in words("quantifiers_contrast") for t in doc[token.i + 1 :]):
             raise Refuse("quantifier.contrast")  # "praised by many, but some remain wary" -> "by few, but some ..."
-        verbs = [token.head, *kids(token.head, "aux", "auxpass")]
-        singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in verbs)  # the verbs of the quantified subject
+        singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in _verbs(token.head))  # of the quantified subject
         if low not in exchange or bare and singular:
             raise Refuse("quantifier.breaks_agreement")  # "Most was lost in the fire": a mass, no "few was"
         if _a_few(token):  # "A few guests left" -> "Many guests left"

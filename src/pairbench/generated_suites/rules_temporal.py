@@ -77,8 +77,12 @@ def _order_refusal(doc, rel: Relation) -> str | None:
     token = rel.token
     if rel.sense == "before":  # an ending, or a response put before its trigger (before the system sends a receipt)
         hyphened = {t.i for t in doc if t.i > 0 and doc[t.i - 1].text == "-"}  # the off of kick-off ends nothing
-        nouns = {t.i for t in doc if t.pos_ == "NOUN" and t.lemma_.lower() in words("temporal_verb_endings")}
-        said = {t.lemma_.lower() for t in _phrase(token).subtree if t.i not in hyphened | nouns}  # not "the fire"
+        verb_only = words("temporal_verb_endings")  # "before the fire started": fire ends nothing as a noun
+        said = {
+            t.lemma_.lower()
+            for t in _phrase(token).subtree
+            if t.i not in hyphened and not (t.pos_ == "NOUN" and t.lemma_.lower() in verb_only)
+        }
         clause = {t.i for t in _phrase(token).subtree}  # who leaves: a pronoun or a noun of the main clause
         main = {t.lemma_.lower() for t in doc if t.i not in clause and t.pos_ in ("NOUN", "PROPN")}
         gone = [m[1] for m in dep_matches(doc, "temporal.after_leaving") if m[0] in _events(token)]
