@@ -45,7 +45,9 @@ CONTROLS = [
     ("The police are investigating the theft.", "The theft is being investigated by the police.", None),
     ("Gunmen Surround Libya's Foreign Ministry", "Gunmen surround Libyan foreign ministry", None),
     ("The pharmacy ran out of the vaccine on Friday.", "On Friday the pharmacy's stock of the vaccine ran out.", None),
-    ("Two kids are walking on a path in the woods.", "Two children walking down a path in the woods.", None),
+    ("Two kids are walking on a path in the woods.", "Two children walking down a path in the woods.",
+     registry.reason("positive_control.fragment_of_sentence")),  # a sentence's paraphrase as an -ing fragment
+    ("Two kids walking on a path in the woods.", "Two children are walking down a path in the woods.", None),
     ("Many of the shops close at noon on Saturdays.", "On Saturdays many of the shops shut at noon.", None),
 ]  # fmt: skip
 

@@ -79,9 +79,11 @@ def test_a_fallback_example_names_its_rule(tmp_path):
 
 def test_temporal_relations_invert_each_other_and_phrases_invert_to_one_word():
     relations = table("temporal_relations")
-    assert dict(relations) == {"before": "after", "after": "before", "earlier": "later", "later": "earlier"}
-    assert phrases() == {("ahead", "of"): "after", ("prior", "to"): "after", ("following",): "before"}
+    assert {"before": "after", "earlier": "later"}.items() <= dict(relations).items()
     assert all(relations[relations[w]] == w for w in relations)
+    # each phrase becomes one relation word (ahead of -> after, during -> after)
+    assert phrases() and all(into in relations for into in phrases().values())
+    assert ("ahead", "of") in phrases() and all(p[0] not in relations for p in phrases())
 
 
 @pytest.mark.parametrize("kind", ["plural", "singular", "mass", "partitive", "positional"])

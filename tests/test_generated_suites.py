@@ -87,13 +87,30 @@ def test_small_step_keeps_form_and_magnitude():
     assert all(len(rules) >= 1 for rules in FALLBACKS.values())
 
 
+def _plural_of(noun: str, plural: str) -> bool:
+    return plural in (noun + "s", noun + "es", noun[:-1] + "ies", "people") or (noun, plural) in (
+        ("man", "men"),
+        ("woman", "women"),
+        ("child", "children"),
+    )
+
+
+def _agreed(old: str, new: str) -> bool:
+    """A verb form re-agreed for another number: is / are, was / were, or a present's -s or -es."""
+    pairs = ({"is", "are"}, {"was", "were"}, {"has", "have"})
+    return {old, new} in pairs or max(old, new, key=len) in (
+        min(old, new, key=len) + "s",
+        min(old, new, key=len) + "es",
+    )
+
+
 def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
     """An independent reading of the rule: which tokens may appear or disappear."""
     category, _, variant = rule.partition(":")
     ta, tb = Counter(tokens(a)), Counter(tokens(b))
     gone, new = ta - tb, tb - ta
-    if category == "entity_swap" and variant.endswith("_agreement"):  # one auxiliary re-agreed
-        return sum(gone.values()) == sum(new.values()) == 1 and {*gone, *new} in ({"is", "are"}, {"was", "were"})
+    if category == "entity_swap" and variant.endswith("_agreement"):  # one auxiliary or present verb re-agreed
+        return sum(gone.values()) == sum(new.values()) == 1 and _agreed(next(iter(gone)), next(iter(new)))
     if category == "entity_swap":
         return not gone and not new and tokens(a) != tokens(b)
     if category == "quantifier" and (gone, new) == (Counter({"all": 1}), Counter({"some": 1, "of": 1})):
@@ -118,13 +135,16 @@ def _diff_as_rule_says(rule: str, a: str, b: str) -> bool:
         return new == Counter({"after": 1}) and any(gone == Counter(r) for r in relations)
     if category == "numerical" and variant == "one_to_two":  # "one soldier" -> "two soldiers"
         nouns = [w for w in gone if w != "one"], [w for w in new if w != "two"]
-        plural = len(nouns[0]) == len(nouns[1]) == 1 and nouns[1][0] in (
-            nouns[0][0] + "s",
-            nouns[0][0] + "es",
-            nouns[0][0][:-1] + "ies",
-            "people",
-        )
+        plural = len(nouns[0]) == len(nouns[1]) == 1 and _plural_of(nouns[0][0], nouns[1][0])
         return gone["one"] == new["two"] == 1 and sum(gone.values()) == sum(new.values()) == 2 and plural
+    if category == "numerical" and variant == "article_to_two":  # "A woman is" -> "Two women are"
+        article = [w for w in gone if w in ("a", "an")]
+        old, now = sorted(w for w in gone if w not in article), sorted(w for w in new if w != "two")
+        if len(article) != 1 or new["two"] != 1 or len(old) != len(now) or len(old) not in (1, 2):
+            return False
+        if len(old) == 1:  # a fragment: "A dog running" -> "Two dogs running"
+            return _plural_of(old[0], now[0])
+        return any(_plural_of(old[i], now[j]) and _agreed(old[1 - i], now[1 - j]) for i in (0, 1) for j in (0, 1))
     if category == "numerical" and not gone and new == Counter({"tens": 1, "of": 1}):
         return "thousands" in tb  # "thousands" -> "tens of thousands"
     if category in ("numerical", "temporal", "quantifier"):

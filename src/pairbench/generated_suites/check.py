@@ -149,12 +149,8 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x), x == "one" and "two")) or any(
             new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3)
         )  # "thousands" -> "tens of thousands"
-    if category == "numerical" and variant == "one_to_two":  # "one soldier" -> "two soldiers"
-        changed = [(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else []
-        plural = len(changed) == 2 and (
-            changed[1][0] in _lemmas(changed[1][1]) - {changed[1][1]} or changed[1] == ("person", "people")
-        )
-        return plural and changed[0] == ("one", "two")
+    if category == "numerical" and variant in ("one_to_two", "article_to_two"):  # "one soldier" -> "two soldiers"
+        return _counted_two([(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else [], variant)
     if category == "numerical":
         return _one_replace(
             ta, tb, lambda x, y: number_value(x) not in (None, 0) and number_value(y) == number_value(x) * 10
@@ -171,7 +167,8 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return _one_replace(ta, tb, _quantifier) or _ops(ta, tb) in _edits("quantifier") + indefinite + amounts
     if category == "entity_swap" and variant.endswith("_agreement"):
         gone, new = Counter(ta) - Counter(tb), Counter(tb) - Counter(ta)
-        return len(gone) == len(new) == 1 and table("auxiliary_agreement").get(next(iter(gone))) == next(iter(new))
+        old, form = (next(iter(c)) for c in (gone, new)) if len(gone) == len(new) == 1 else ("", "")
+        return table("auxiliary_agreement").get(old) == form or old != form and bool(_lemmas(old) & _lemmas(form))
     if category == "entity_swap":
         return sorted(ta) == sorted(tb)
     if category == "near_miss":
@@ -179,6 +176,19 @@ def check_pair(rule: str, a: str, b: str) -> bool:
     if category in ("positive_control", "negative_control"):
         return a != b
     return False
+
+
+def _counted_two(changed: list[tuple[str, str]], variant: str) -> bool:
+    """The changed tokens are one (for a counted subject, a or an) -> two, its noun -> the plural and, for the
+    subject, its verb agreeing where it has one ("one soldier" -> "two soldiers", "a woman is" -> "two women are",
+    "plays" -> "play", "a dog running" -> "two dogs running")."""
+    subject = variant == "article_to_two"
+    counts = ("a", "an") if subject else ("one",)
+    if len(changed) not in ((2, 3) if subject else (2,)) or changed[0][0] not in counts or changed[0][1] != "two":
+        return False
+    noun, plural = changed[1]
+    agreed = all(old == "is" and new == "are" or new in _lemmas(old) - {old} for old, new in changed[2:])
+    return (noun in _lemmas(plural) - {plural} or (noun, plural) == ("person", "people")) and agreed
 
 
 def _is_number(t: str) -> bool:

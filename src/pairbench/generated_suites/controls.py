@@ -172,6 +172,12 @@ def _tense(doc) -> tuple | None:
     return (finite[0].tag_ == "VBD", perfect)
 
 
+def _participle_fragment(doc) -> bool:
+    """A fragment whose verb is a bare -ing form (Two dogs running in a field): no finite verb anywhere."""
+    finite = any(t.tag_ in ("VBD", "VBZ", "VBP", "MD") for t in doc)
+    return not finite and any(t.tag_ == "VBG" and t.dep_ in ("ROOT", "acl") for t in doc)
+
+
 def _preposition_dropped(doc, other) -> bool:
     """A noun after a preposition in ``doc`` (its pattern), the same verb's bare object in ``other`` (on a couch / couch)."""
     marks = ("det", "poss", "nummod", "predet")
@@ -195,6 +201,7 @@ _CHECKS = (  # why the parsed (A, P) is no paraphrase after all, in order: (id, 
     ("positive_control.demonstrative_number", _demonstrative_number),
     ("positive_control.possessive_pronoun", _possessive_as_pronoun),
     ("positive_control.tense_aspect", _tense_differs),
+    ("positive_control.fragment_of_sentence", lambda a, p: _tense(a) is not None and _participle_fragment(p)),
     ("positive_control.qualifier_dropped", lambda a, p: _qualified(a) != _qualified(p)),
 )
 

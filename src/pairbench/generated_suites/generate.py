@@ -28,7 +28,7 @@ from pairbench.generated_suites.rules_hedging import hedging
 from pairbench.generated_suites.rules_lexical import numerical
 from pairbench.generated_suites.rules_near_miss import entity_inventory, near_miss
 from pairbench.generated_suites.rules_quantifier import quantifier, quantifier_caption, quantifier_positional
-from pairbench.generated_suites.rules_step import numerical_one, numerical_step
+from pairbench.generated_suites.rules_step import numerical_article, numerical_one, numerical_step
 from pairbench.generated_suites.rules_structure import entity_swap
 from pairbench.generated_suites.rules_temporal import temporal, temporal_headline, temporal_opening, temporal_sequence
 from pairbench.generated_suites.source import keep_language, named_as_given
@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 # they never draw from the generator's random stream, so the main rules' pairs stay as they are.
 CHAINS = {
     "negation": (negation, negation_caption),
-    "numerical": (numerical, numerical_step, numerical_one),
+    "numerical": (numerical, numerical_step, numerical_one, numerical_article),
     "entity_swap": (entity_swap, entity_swap_caption),
     "temporal": (temporal, temporal_opening, temporal_headline, temporal_sequence),
     "quantifier": (quantifier, quantifier_positional, quantifier_caption),

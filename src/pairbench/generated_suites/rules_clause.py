@@ -291,7 +291,12 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
     if any(c.i > finite.i for c in kids(root, "nsubj")):
         return "negation.subject_after_verb"  # "Then comes the hard part" -> "Then does not come ..."
-    for rid in ("negation.list_after_colon", "negation.idiom_after_not", "negation.comment_clause"):
+    for rid in (
+        "negation.list_after_colon",
+        "negation.idiom_after_not",
+        "negation.additive_too",
+        "negation.comment_clause",
+    ):
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
     for rid, start in (("negation.until_clause", root.i + 1), ("negation.condition_clause", 0)):

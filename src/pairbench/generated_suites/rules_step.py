@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from lemminflect import getInflection
+from lemminflect import getAllLemmas, getInflection
 
 from pairbench.generated_suites.edits import Made, Refuse, kids, match_case, reads_title_case, rebuild, title_case
 from pairbench.generated_suites.lexicon import table, words
-from pairbench.generated_suites.patterns import ends, inside, matches, roots
+from pairbench.generated_suites.patterns import dep_matches, ends, inside, matches, roots
 from pairbench.generated_suites.rules_lexical import (
     article_refusal,
     count_bound,
@@ -262,3 +262,49 @@ def numerical_one(doc, ctx=None) -> Made:
     if (why := _one_refusal(doc, token, noun)) is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: "two", noun.i: _plural(noun)}), "numerical:one_to_two")
+
+
+def numerical_article(doc, ctx=None) -> Made:
+    """A short caption's opening subject counted by its article, made two, its noun plural and its verb agreeing ("A
+    woman is slicing an onion" -> "Two women are slicing an onion"; a fragment's -ing form needs none: "A dog
+    running" -> "Two dogs running"); in a sentence with no number and nothing that fits one agent only."""
+    found = dep_matches(doc, "numerical.article_to_two")  # its dep_patterns: the verb and the noun (in either order)
+    shape = [(m[-1], *sorted(m[:2], key=lambda t: t.pos_ != "NOUN")) for m in found]  # article, noun, verb
+    shape = [(a, n, v) for a, n, v in shape if a.i == 0 and _article_subject(doc, n, v)]
+    if numbers_in(doc) or len(shape) != 1 or len(doc) > 15 or any(t.text in (",", ";", ":") for t in doc):
+        raise Refuse("numerical.no_article_subject")
+    article, noun, verb = shape[0]
+    after = doc[verb.i + 1 :]  # a pronoun or a second present verb ("and climbs inside"); a word of one agent
+    agree = words("third_person_pronouns") | words("singular_subject_words")  # anywhere: "A single orange"
+    if kids(verb, "conj") or any(_present_verb(t) for t in after) or any(t.lower_ in agree for t in doc[1:]):
+        raise Refuse("numerical.article_subject_agreement")
+    if verb.i in roots(doc, "numerical.article_subject_one_user"):  # its dep_pattern: drives a car, with an axe
+        raise Refuse("numerical.article_subject_one_user")
+    plural = _plural(noun)
+    bound = table("noun_bounds").get(plural or "")
+    if plural is None or bound is not None and bound < 2:
+        raise Refuse("numerical.step_passes_noun_bound")
+    edit = {article.i: match_case("two", article.text), noun.i: plural}
+    if verb.dep_ != "acl":  # "is" -> "are", "plays" -> "play"
+        agreed = "are" if verb.tag_ == "VBG" else match_case(verb.lemma_.lower(), verb.text)
+        edit[verb.i - (verb.tag_ == "VBG")] = agreed
+    return Made(rebuild(doc, edit), "numerical:article_to_two")
+
+
+def _present_verb(token) -> bool:
+    """A present verb, or a plural the tagger made of one after an and ("plays the guitar and sings")."""
+    joined = token.dep_ == "conj" and token.tag_ == "NNS" and bool(getAllLemmas(token.lower_).get("VERB"))
+    return token.tag_ == "VBZ" or joined
+
+
+def _article_subject(doc, noun, verb) -> bool:
+    """The subject is its article, adjectives and nouns, right before its verb: "is" and an -ing form, a present
+    verb that is no auxiliary or, in a caption fragment, the -ing form on the noun."""
+    clause = set(verb.subtree) if verb.head == noun else set()  # a fragment's -ing form and what it governs
+    own = [t.i for t in noun.subtree if t not in clause and not t.is_punct]
+    modifiers = all(t.dep_ in ("amod", "compound") and t.pos_ in ("ADJ", "NOUN") for t in doc[1 : noun.i])
+    if own != list(range(noun.i + 1)) or not modifiers:
+        return False
+    if verb.dep_ == "acl" or verb.pos_ == "VERB" and verb.tag_ != "VBG":
+        return verb.i == noun.i + 1
+    return verb.i == noun.i + 2 and doc[noun.i + 1].lower_ == "is"

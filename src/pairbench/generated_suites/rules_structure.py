@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from lemminflect import getInflection
+
 from pairbench.generated_suites.edits import (
     Made,
     Refuse,
@@ -109,6 +111,9 @@ def entity_swap(doc, ctx=None) -> Made:
     names = [t for t in (subj, obj) if t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0]
     if plan is None and any(t.lower_.endswith("s") for t in names):  # an infinitive agrees with neither
         raise Refuse("entity_swap.proper_noun_in_s")
+    units = words("body_units") | words("span_units") | words("gap_units") | words("duration_units")
+    if any(kids(span.root, "nummod") and span.root.lower_ in units for span in (a, b)):
+        raise Refuse("entity_swap.measure_argument")  # "lost 8 kilograms": a measure, no participant
     words_a, words_b = ({t.lower_ for t in span if t.is_alpha and not t.is_stop} for span in (a, b))
     if words_a <= words_b or words_b <= words_a:  # "a toy train ... a toy car" keeps two participants
         raise Refuse("entity_swap.shared_word")
@@ -120,12 +125,14 @@ def entity_swap(doc, ctx=None) -> Made:
     headline_subject = not kids(subj, "det", "poss")
     if headline_subject and any(s.bare or unmarked and p.lower_ in words("direction_prepositions") for p in stranded):
         raise Refuse("entity_swap.object_with_its_phrase")  # "approve pipeline to the coast": the phrase is its
+    if not kids(obj, "det", "poss") and rooted(doc, "entity_swap.plural_object_with_its_phrase", obj):  # its pattern
+        raise Refuse("entity_swap.plural_object_with_its_phrase")  # "bought shares in the company"
     tokens = [t.text_with_ws for t in doc]
     if plan is not None:
         rule = "entity_swap:headline_plan"
-    elif plural(subj) != plural(obj):
-        aux = _agreeing_auxiliary(root, a, b)
-        tokens[aux.i] = match_case(table("auxiliary_agreement")[aux.lower_], aux.text) + aux.whitespace_
+    elif plural(subj) != plural(obj) and (agreed := _agreement(root, a, b)) is not None:
+        verb, form = agreed
+        tokens[verb.i] = match_case(form, verb.text) + verb.whitespace_
         rule += "_agreement"  # entity_swap:subject_object_agreement, entity_swap:passive_agent_agreement
     out = "".join(tokens[: a.start]) + phrase(b, first=a.start == 0) + a[-1].whitespace_
     out += "".join(tokens[a.end : b.start]) + phrase(a, first=False) + b[-1].whitespace_ + "".join(tokens[b.end :])
@@ -150,11 +157,17 @@ def _second_verb_of_subject(root, obj) -> bool:
     return False
 
 
-def _agreeing_auxiliary(root, a, b):
-    """The auxiliary between the arguments that a swap of numbers re-agrees ("is" -> "are") in a caption."""
+def _agreement(root, a, b):
+    """In a caption, the verb between the arguments that a swap of numbers re-agrees and its new form: the auxiliary
+    ("is" -> "are") or a present main verb ("cuts" -> "cut"); None for a past or a modal, which agree with neither."""
     doc = root.doc
     aux = next((c for c in kids(root, "aux", "auxpass") if c.lower_ in table("auxiliary_agreement")), None)
-    if aux is None or not a.end <= aux.i < b.start:
+    auxiliaries = kids(root, "aux", "auxpass")  # a past or a modal agrees with neither: cut, will cut
+    agrees_none = aux is None and (root.tag_ == "VBD" and not auxiliaries or any(c.tag_ == "MD" for c in auxiliaries))
+    present = {"VBZ": [root.lemma_.lower()], "VBP": getInflection(root.lemma_, "VBZ")}.get(root.tag_) or [None]
+    present = present[0]  # the main verb's present of the other number: cuts -> cut, cut -> cuts
+    verb = aux if aux is not None else root if present or agrees_none else None
+    if verb is None or not a.end <= verb.i < b.start or aux is None and headline(doc):  # a headline's tense is loose
         raise Refuse("entity_swap.number_disagrees")
     if len(doc) > 12 or any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") or t.text in (",", ";") for t in doc):
         raise Refuse("entity_swap.agreement_beyond_caption")
@@ -162,4 +175,6 @@ def _agreeing_auxiliary(root, a, b):
         head = span.root
         if plural(head) and not (head.lower_.endswith("s") or head.lower_ in words("irregular_plurals")):
             raise Refuse("entity_swap.number_disagrees")
-    return aux
+    if agrees_none:
+        return None
+    return (aux, table("auxiliary_agreement")[aux.lower_]) if aux is not None else (root, present)

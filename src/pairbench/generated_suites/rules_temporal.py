@@ -120,8 +120,9 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
                 return rid
     elif token.i + 1 >= len(doc) or doc[token.i + 1].lower_ != "than":
         return "temporal.without_than"
-    if rooted(doc, "temporal.phrasal_verb", token):
-        return "temporal.phrasal_verb"
+    for rid in ("temporal.phrasal_verb", "temporal.within_activity"):  # shapes around the relation word itself
+        if rooted(doc, rid, token):
+            return rid
     modified = rel.lead.i - 1 in starts(doc, "temporal.modified")  # soon after, the day before
     if modified and _measure(doc, rel.lead) is None:
         return "temporal.modified"
