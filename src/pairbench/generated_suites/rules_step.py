@@ -227,6 +227,12 @@ def _plural(noun) -> str | None:
     return match_case(plural, noun.text) if plural and plural != noun.lower_ else None
 
 
+def _bound_of_one(plural: str | None) -> bool:
+    """The noun whose plural is ``plural`` has a natural bound of one (lexicon noun_bounds): two would pass it."""
+    bound = table("noun_bounds").get(plural or "")
+    return bound is not None and bound < 2
+
+
 def _one_refusal(doc, token, noun) -> str | None:
     """Why "one" + ``noun`` may not become "two" + its plural: a fixed phrase (at one point, one day), a count tied to
     another (one ... the other), a noun whose number something else agrees with (a subject, a pronoun, a relative
@@ -242,8 +248,7 @@ def _one_refusal(doc, token, noun) -> str | None:
     referred = any(t.lower_ in words("third_person_pronouns") for t in doc[noun.i + 1 :])
     if agrees or referred or any(t.pos_ not in ("ADJ", "NOUN") for t in doc[token.i + 1 : noun.i]):
         return "numerical.one_agreement"
-    bound = table("noun_bounds").get(_plural(noun) or "")
-    if bound is not None and bound < 2:
+    if _bound_of_one(_plural(noun)):
         return "numerical.step_passes_noun_bound"
     return None
 
@@ -281,8 +286,7 @@ def numerical_article(doc, ctx=None) -> Made:
     if verb.i in roots(doc, "numerical.article_subject_one_user"):  # its dep_pattern: drives a car, with an axe
         raise Refuse("numerical.article_subject_one_user")
     plural = _plural(noun)
-    bound = table("noun_bounds").get(plural or "")
-    if plural is None or bound is not None and bound < 2:
+    if plural is None or _bound_of_one(plural):
         raise Refuse("numerical.step_passes_noun_bound")
     edit = {article.i: match_case("two", article.text), noun.i: plural}
     if verb.dep_ != "acl":  # "is" -> "are", "plays" -> "play"

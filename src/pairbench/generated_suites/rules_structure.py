@@ -164,8 +164,11 @@ def _agreement(root, a, b):
     aux = next((c for c in kids(root, "aux", "auxpass") if c.lower_ in table("auxiliary_agreement")), None)
     auxiliaries = kids(root, "aux", "auxpass")  # a past or a modal agrees with neither: cut, will cut
     agrees_none = aux is None and (root.tag_ == "VBD" and not auxiliaries or any(c.tag_ == "MD" for c in auxiliaries))
-    present = {"VBZ": [root.lemma_.lower()], "VBP": getInflection(root.lemma_, "VBZ")}.get(root.tag_) or [None]
-    present = present[0]  # the main verb's present of the other number: cuts -> cut, cut -> cuts
+    present = None  # the main verb's present of the other number: cuts -> cut, cut -> cuts
+    if aux is None and root.tag_ == "VBZ":
+        present = root.lemma_.lower()
+    elif aux is None and root.tag_ == "VBP":
+        present = next(iter(getInflection(root.lemma_, "VBZ")), None)
     verb = aux if aux is not None else root if present or agrees_none else None
     if verb is None or not a.end <= verb.i < b.start or aux is None and headline(doc):  # a headline's tense is loose
         raise Refuse("entity_swap.number_disagrees")
