@@ -322,6 +322,41 @@ def test_every_lexicon_list_loads_and_verbs_of_saying_are_one_list():
         words("no_such_list")
 
 
+def test_an_included_list_is_written_once_and_its_words_count():
+    from pairbench.generated_suites.lexicon import _load
+
+    for name in names():
+        for other in _load(name).get("include", []):
+            assert words(other) <= words(name), (name, other)
+            assert not words(other) & set(_load(name)["words"]), f"{name}.yaml repeats words of {other}.yaml"
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"a": "include: [b]\n", "b": "include: [a]\n"}, "a.yaml: `include` comes back to itself (a -> b -> a)"),
+        ({"a": "include: [nothing]\n"}, "a.yaml: `include` is a list of lexicon names, beside `words`"),
+    ],
+)
+def test_a_bad_include_is_named_in_one_line(tmp_path, monkeypatch, files, message):
+    from pairbench.generated_suites import lexicon
+
+    for name, text in files.items():
+        (tmp_path / f"{name}.yaml").write_text(f"description: d\n{text}words: [{name}word]\n", encoding="utf-8")
+    monkeypatch.setattr(lexicon, "FOLDER", tmp_path)
+    for cached in (lexicon._load, lexicon.words):
+        cached.cache_clear()
+    try:
+        with pytest.raises(LexiconError) as err:
+            lexicon.words("a")
+        assert message in str(err.value) and "\n" not in str(err.value)
+    finally:
+        monkeypatch.undo()
+        for cached in (lexicon._load, lexicon.words):
+            cached.cache_clear()
+    assert lexicon.words("market_moves") >= {"gain", "fall"}  # price_moves's, by its include
+
+
 def test_the_docs_table_is_current():
     assert registry.DOC.read_text(encoding="utf-8") == registry.markdown(), (
         "docs/generated_rules.md is stale: run `python -m pairbench.generated_suites.registry --markdown`"

@@ -162,6 +162,19 @@ def clear_scope(doc, root) -> None:
         raise Refuse("anchor.headline_verb_may_be_noun")
     if verb.i in ends(doc, "anchor.subordinator_before_verb"):
         raise Refuse("anchor.subordinator_before_verb")
+    if any(subject_read_as_verb(s, verb) for s in kids(root, "nsubj")):
+        raise Refuse("anchor.subject_read_as_verb")
+
+
+def subject_read_as_verb(subject, verb) -> bool:
+    """A plural subject after a noun of its own, then a verb in -s, each also the other's part of speech ("The
+    service stores logs for 90 days", stores tagged the subject): the tagger's error, not the sentence's."""
+    doc = subject.doc
+    before = doc[subject.i - 1] if subject.i > 0 else None
+    if before is None or before.head != subject or before.dep_ != "compound" or before.tag_ != "NN":
+        return False
+    swapped = "VERB" in getAllLemmas(subject.lower_) and verb.pos_ == "VERB"  # "logs": lemminflect knows no noun
+    return subject.tag_ == "NNS" and verb.tag_ == "VBZ" and verb.i == subject.i + 1 and swapped
 
 
 def headline(doc) -> bool:

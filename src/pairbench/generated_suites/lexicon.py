@@ -1,5 +1,6 @@
 """Word lists of the generated suites, one file per list: ``lexicon/<name>.yaml`` is
-``{description: ..., words: [...]}`` or ``{description: ..., table: {key: value}}``, read on first use."""
+``{description: ..., words: [...]}`` or ``{description: ..., table: {key: value}}``, read on first use.
+A ``words`` list may ``include`` other lists (their words, or a table's keys) so that each word is written once."""
 
 from __future__ import annotations
 
@@ -32,8 +33,11 @@ def _load(name: str) -> dict:
     kinds = [k for k in ("words", "table") if k in data]
     if len(kinds) != 1:
         raise LexiconError(f"{path}: give exactly one of `words` (a list) or `table` (a mapping)")
-    if unknown := set(data) - {"description", "words", "table"}:
+    if unknown := set(data) - {"description", "words", "table", "include"}:
         raise LexiconError(f"{path}: unknown key(s) {sorted(unknown)}")
+    included = data.get("include", [])
+    if "include" in data and not (kinds == ["words"] and isinstance(included, list) and all(map(_named, included))):
+        raise LexiconError(f"{path}: `include` is a list of lexicon names, beside `words`")
     body = data[kinds[0]]
     if kinds[0] == "words" and not (isinstance(body, list) and all(isinstance(w, str) for w in body)):
         raise LexiconError(f"{path}: `words` must be a list of strings")
@@ -44,9 +48,24 @@ def _load(name: str) -> dict:
 
 @cache
 def words(name: str) -> frozenset[str]:
-    """The words of list ``name`` (a ``words`` file, or the keys of a ``table`` file)."""
+    """The words of list ``name`` (a ``words`` file with those of its ``include``, or a ``table`` file's keys)."""
     data = _load(name)
-    return frozenset(data["words"] if "words" in data else data["table"])
+    own = frozenset(data["words"] if "words" in data else data["table"])
+    return own.union(*(words(n) for n in _included(name)))
+
+
+def _included(name: str, trail: tuple[str, ...] = ()) -> list[str]:
+    """The lists that ``name`` includes, once it is known that none includes it again."""
+    if name in trail:
+        raise LexiconError(f"{FOLDER / trail[0]}.yaml: `include` comes back to itself ({' -> '.join(trail + (name,))})")
+    included = _load(name).get("include", [])
+    for other in included:
+        _included(other, trail + (name,))
+    return included
+
+
+def _named(name) -> bool:
+    return isinstance(name, str) and (FOLDER / f"{name}.yaml").is_file()
 
 
 @cache

@@ -239,7 +239,7 @@ def _one_refusal(doc, token, noun) -> str | None:
     clause, a possessive), or a bound of one."""
     if (why := fixed_number(doc, token)) is not None:
         return why
-    fixed = words("one_fixed_nouns") | words("time_nouns") | words("vague_time_nouns") | words("duration_units")
+    fixed = words("one_fixed_nouns") | words("time_nouns") | words("vague_time_nouns")
     if noun.lemma_.lower() in fixed or noun.lower_ in fixed:
         return "numerical.idiom"
     if _tied(doc, token):

@@ -111,7 +111,7 @@ def entity_swap(doc, ctx=None) -> Made:
     names = [t for t in (subj, obj) if t.tag_ in ("NNP", "NNPS") or t.text[:1].isupper() and t.i > 0]
     if plan is None and any(t.lower_.endswith("s") for t in names):  # an infinitive agrees with neither
         raise Refuse("entity_swap.proper_noun_in_s")
-    units = words("body_units") | words("span_units") | words("gap_units") | words("duration_units")
+    units = words("body_units") | words("time_units")
     if any(kids(span.root, "nummod") and span.root.lower_ in units for span in (a, b)):
         raise Refuse("entity_swap.measure_argument")  # "lost 8 kilograms": a measure, no participant
     words_a, words_b = ({t.lower_ for t in span if t.is_alpha and not t.is_stop} for span in (a, b))

@@ -281,7 +281,7 @@ def temporal_headline(doc, ctx=None) -> Made:
     if len(before) < 2 or not after or before[-1].lower_ in words("temporal_modifiers"):
         raise Refuse("temporal.headline_relation_placed")
     head = after[-1]  # a Title-Case noun phrase ends in its head
-    if after[0].like_num or _is_time(head) or head.lower_ in words("gap_units") | words("audiences"):
+    if after[0].like_num or _is_time(head) or head.lower_ in words("time_units") | words("audiences"):
         raise Refuse("temporal.headline_time_object")
     nowish = words("deictic_time") | {"next", "last"}
     if any(_is_time(t) for t in before) or any(is_year(t) or t.lower_ in nowish for t in after):

@@ -8,7 +8,7 @@ import re
 
 from lemminflect import getAllLemmas
 
-from pairbench.generated_suites.edits import Made, headline, kids
+from pairbench.generated_suites.edits import Made, headline, kids, subject_read_as_verb
 from pairbench.generated_suites.gazetteer import article_changes
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import matches, rooted, roots, starts
@@ -251,6 +251,8 @@ def _disagrees(doc) -> bool:
     subj = next((c for c in kids(root, "nsubj", "nsubjpass") if c.i < verb.i), None)
     if subj is None or subj.ent_type_ or subj.conjuncts or headline(doc) and not doc.text.islower():
         return False
+    if subject_read_as_verb(subj, verb):
+        return False  # "The service stores logs": the parse disagrees, not the sentence
     near = doc[verb.i - 1]  # "the forces in europe treaty limits": the parse is in doubt
     free = subj.lemma_.lower() in words("agreement_free_nouns") or near.tag_ in ("NN", "NNS") and near.tag_ != subj.tag_
     marked = bool(kids(subj, "det", "nummod", "amod", "poss"))  # not "Squyres is"
