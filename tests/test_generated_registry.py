@@ -335,7 +335,8 @@ def test_an_included_list_is_written_once_and_its_words_count():
     ("files", "message"),
     [
         ({"a": "include: [b]\n", "b": "include: [a]\n"}, "a.yaml: `include` comes back to itself (a -> b -> a)"),
-        ({"a": "include: [nothing]\n"}, "a.yaml: `include` is a list of lexicon names, beside `words`"),
+        ({"a": "include: [nothing]\n"}, "a.yaml: `include` names no lexicon file ['nothing']; fix the name"),
+        ({"a": "include: b\n", "b": ""}, "a.yaml: `include` is a list of lexicon names, beside `words`"),
     ],
 )
 def test_a_bad_include_is_named_in_one_line(tmp_path, monkeypatch, files, message):

@@ -36,8 +36,10 @@ def _load(name: str) -> dict:
     if unknown := set(data) - {"description", "words", "table", "include"}:
         raise LexiconError(f"{path}: unknown key(s) {sorted(unknown)}")
     included = data.get("include", [])
-    if "include" in data and not (kinds == ["words"] and isinstance(included, list) and all(map(_named, included))):
+    if "include" in data and not (kinds == ["words"] and isinstance(included, list)):
         raise LexiconError(f"{path}: `include` is a list of lexicon names, beside `words`")
+    if missing := [n for n in included if not (isinstance(n, str) and (FOLDER / f"{n}.yaml").is_file())]:
+        raise LexiconError(f"{path}: `include` names no lexicon file {missing}; fix the name or add the list")
     body = data[kinds[0]]
     if kinds[0] == "words" and not (isinstance(body, list) and all(isinstance(w, str) for w in body)):
         raise LexiconError(f"{path}: `words` must be a list of strings")
@@ -62,10 +64,6 @@ def _included(name: str, trail: tuple[str, ...] = ()) -> list[str]:
     for other in included:
         _included(other, trail + (name,))
     return included
-
-
-def _named(name) -> bool:
-    return isinstance(name, str) and (FOLDER / f"{name}.yaml").is_file()
 
 
 @cache
