@@ -167,8 +167,8 @@ def clear_scope(doc, root) -> None:
 
 
 def subject_read_as_verb(subject, verb) -> bool:
-    """A plural subject after a noun of its own, then a verb in -s, each also the other's part of speech ("The
-    service stores logs for 90 days", stores tagged the subject): the tagger's error, not the sentence's."""
+    """A plural subject after a noun of its own that may itself be a verb, then a main verb in -s right after it
+    ("The service stores logs for 90 days", stores tagged the subject): the tagger's error, not the sentence's."""
     doc = subject.doc
     before = doc[subject.i - 1] if subject.i > 0 else None
     if before is None or before.head != subject or before.dep_ != "compound" or before.tag_ != "NN":

@@ -161,8 +161,8 @@ def _agreement(root, a, b):
     """In a caption, the verb between the arguments that a swap of numbers re-agrees and its new form: the auxiliary
     ("is" -> "are") or a present main verb ("cuts" -> "cut"); None for a past or a modal, which agree with neither."""
     doc = root.doc
-    aux = next((c for c in kids(root, "aux", "auxpass") if c.lower_ in table("auxiliary_agreement")), None)
     auxiliaries = kids(root, "aux", "auxpass")  # a past or a modal agrees with neither: cut, will cut
+    aux = next((c for c in auxiliaries if c.lower_ in table("auxiliary_agreement")), None)
     agrees_none = aux is None and (root.tag_ == "VBD" and not auxiliaries or any(c.tag_ == "MD" for c in auxiliaries))
     present = None  # the main verb's present of the other number: cuts -> cut, cut -> cuts
     if aux is None and root.tag_ == "VBZ":
