@@ -137,6 +137,35 @@ def test_a_batch_out_of_memory_is_split_and_gives_the_unsplit_result(tiny_models
     assert plan.splits == sum(size > 60 for size in tries)  # each failed try split once
 
 
+def test_a_split_batch_waits_on_the_host_not_on_the_device(tiny_models, monkeypatch):
+    """Each half's output leaves the device before the next half runs, and the halves are joined on
+    the host: joining them on a device that ran out of memory can run out again (seen on an H200)."""
+    model = _model(tiny_models, "bi")
+    features = model.preprocess(_pairs(8)[0])
+    events, forward = [], device_batches._forward
+
+    def failing(m, feats, output_of):
+        rows = feats["input_ids"].shape[0]
+        events.append(("forward", rows))
+        if rows > 2:
+            raise torch.OutOfMemoryError("CUDA out of memory (injected)")
+        return forward(m, feats, output_of)
+
+    def to_host(output):
+        events.append(("host", output.shape[0]))
+        return output.cpu()
+
+    monkeypatch.setattr(device_batches, "to_host", to_host)
+    plan = DevicePlan(key="m")
+    out = device_batches.launch(model, features, lambda o: o["sentence_embedding"], 8, plan, failing)
+    assert plan.splits == 3 and out.shape[0] == 8
+    assert events == [
+        ("forward", 8), ("forward", 4), ("forward", 2), ("host", 2), ("forward", 2), ("host", 2), ("host", 4),
+        ("forward", 4), ("forward", 2), ("host", 2), ("forward", 2), ("host", 2), ("host", 4),
+    ]  # fmt: skip
+    np.testing.assert_allclose(out, forward(model, features, lambda o: o["sentence_embedding"]), rtol=1e-5, atol=1e-6)
+
+
 def test_the_rows_path_on_an_accelerator_splits_too(tiny_models, monkeypatch):
     """batch_tokens null (batch_size rows, sorted by characters): an out-of-memory batch is split."""
     model = _model(tiny_models, "cross")

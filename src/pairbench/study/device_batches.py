@@ -168,7 +168,9 @@ def launch(
 ) -> torch.Tensor:
     """Queue the forward of one batch of ``rows`` inputs; its float32 output, on the device.
 
-    Out of memory, the batch is split in two and each half launched, down to one input.
+    Out of memory, the batch is split in two and each half launched, down to one input; a split
+    batch's output is on the host (each half's is copied there before the next half runs: the
+    device's memory is what ran out, so the halves are not joined there).
     ``forward(model, features, output_of)``: the forward pass (default: copy to the device, run).
     """
     forward = forward or _forward
@@ -188,9 +190,14 @@ def launch(
     empty_cache(model.device)
     half = rows // 2
     log.debug("models.%s: a batch of %d inputs ran out of device memory; split in two", plan.key, rows)
-    first = launch(model, slice_rows(features, 0, half, rows), output_of, half, plan, forward)
-    second = launch(model, slice_rows(features, half, rows, rows), output_of, rows - half, plan, forward)
+    first = to_host(launch(model, slice_rows(features, 0, half, rows), output_of, half, plan, forward))
+    second = to_host(launch(model, slice_rows(features, half, rows, rows), output_of, rows - half, plan, forward))
     return torch.cat([first, second])
+
+
+def to_host(output: torch.Tensor) -> torch.Tensor:
+    """A split batch's half, off the device (a no-op for a half that is there already)."""
+    return output.cpu()
 
 
 def _forward(model, features: dict, output_of: Callable) -> torch.Tensor:
