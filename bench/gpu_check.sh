@@ -8,6 +8,8 @@
 #      bench/scoring_gpu.py: sentence-transformers at each batch size of 32/128/512/1,024 in fp32
 #      and bf16 against pairbench at its defaults (dtype auto), the pre-tokenized forward's own
 #      limit (bf16 and fp32, batches of 512 and 2,048) and tokenization alone.
+#      THREADS=N (default 2, as on 2026-11-30) sets pairbench's torch threads, so its tokenizing
+#      workers: THREADS=8 bash bench/gpu_check.sh --part bench.
 #                                      -> scoring-cuda.json, scoring-cuda.md
 #   2. bench/bench_real_shapes.py --device cuda --dtype bfloat16: Qwen3-Embedding-0.6B,
 #      Qwen3-Reranker-0.6B, SPLADE on BERT-base, ColBERT on ModernBERT-base (random weights,
@@ -171,7 +173,8 @@ checks() {  # checks DEVICE OUT PAIRS_ALL PAIRS_TEST SHAPE_ARGS...
   [[ -f $test ]] && test_pairs=(--pairs-file "$test")
   if [[ $PART != tests ]]; then
     step scoring "${LIMIT_SCORING:-300}" python bench/bench_scoring.py --device "$device" "${scoring_pairs[@]}" \
-      --kinds bi,cross --forms fp32,bf16 --batch-size 128 --repeats "${REPEATS:-3}" --limits --out "$out/scoring-cuda.json"
+      --kinds bi,cross --forms fp32,bf16 --batch-size 128 --repeats "${REPEATS:-3}" --threads "${THREADS:-2}" \
+      --limits --out "$out/scoring-cuda.json"
     step real-shapes "${LIMIT_SHAPES:-180}" python bench/bench_real_shapes.py --device "$device" "${pairs[@]}" "$@" \
       --out "$out/real-shapes-cuda.json"
     step causal-lm "${LIMIT_CAUSAL:-60}" python bench/causal_lm_check.py --device "$device" "${test_pairs[@]}" \

@@ -200,7 +200,7 @@ def test_one_input_out_of_memory_alone_stops_with_one_line(tiny_models, monkeypa
     )
 
 
-def test_library_encode_is_split_on_out_of_memory():
+def test_library_encode_is_split_on_out_of_memory(monkeypatch):
     calls = []
 
     def encode(items):
@@ -213,6 +213,11 @@ def test_library_encode_is_split_on_out_of_memory():
     out = device_batches.split_on_oom(encode, ["a", "bb", "ccc", "dddd", "eeeee"], plan, "cpu")
     assert out.squeeze(1).tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert plan.splits == 2 and calls[0] == ["a", "bb", "ccc", "dddd", "eeeee"]
+    # the halves leave the device as each finishes, and the join goes back to it once
+    moves = []
+    monkeypatch.setattr(device_batches, "to_host", lambda t: moves.append(t.shape[0]) or t)
+    again = device_batches.split_on_oom(encode, ["a", "bb", "ccc", "dddd", "eeeee"], DevicePlan(), "cpu")
+    assert again.squeeze(1).tolist() == [1.0, 2.0, 3.0, 4.0, 5.0] and moves == [2, 1, 2, 3]
     listed = device_batches.split_on_oom(lambda items: encode(items).unbind(0), ["a", "bb", "ccc"], DevicePlan(), "cpu")
     assert [float(t) for t in listed] == [1.0, 2.0, 3.0]
     with pytest.raises(DeviceMemoryError, match=r"^models\.splade: one sentence runs out of memory on cpu even alone"):

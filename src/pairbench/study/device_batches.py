@@ -226,7 +226,13 @@ def empty_cache(device: torch.device) -> None:
 def split_on_oom(encode: Callable[[list], torch.Tensor | list], items: list, plan: DevicePlan, device):
     """``encode(items)`` (a library's own ``encode``, for kinds that do not go through
     :func:`run_batches`), split in two and retried on ``torch.OutOfMemoryError`` down to one item;
-    the halves' outputs joined (a tensor by rows, a list end to end)."""
+    the halves' outputs joined (a list end to end; a tensor by rows on the host, then moved to
+    ``device`` once, so the halves never sit on the device beside their join)."""
+    out = _encode_or_split(encode, items, plan, device)
+    return out.to(device) if isinstance(out, torch.Tensor) else out
+
+
+def _encode_or_split(encode: Callable, items: list, plan: DevicePlan, device):
     try:
         return encode(items)
     except torch.OutOfMemoryError:
@@ -239,8 +245,11 @@ def split_on_oom(encode: Callable[[list], torch.Tensor | list], items: list, pla
     plan.splits += 1
     empty_cache(torch.device(device))
     half = len(items) // 2
-    first, second = split_on_oom(encode, items[:half], plan, device), split_on_oom(encode, items[half:], plan, device)
-    return torch.cat([first, second]) if isinstance(first, torch.Tensor) else [*first, *second]
+    first = _encode_or_split(encode, items[:half], plan, device)
+    if not isinstance(first, torch.Tensor):
+        return [*first, *_encode_or_split(encode, items[half:], plan, device)]
+    first = to_host(first)  # off the device before the second half runs
+    return torch.cat([first, to_host(_encode_or_split(encode, items[half:], plan, device))])
 
 
 def device_metadata(device: str, plan: DevicePlan) -> dict:
