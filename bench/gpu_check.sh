@@ -182,10 +182,10 @@ checks() {  # checks DEVICE OUT PAIRS_ALL PAIRS_TEST SHAPE_ARGS...
   fi
   if [[ $PART != bench ]]; then
     # The STS-B cross-encoder recipe, three seeds, beside the GPU tier (the GPU has room for both).
-    local seeds_pid=
-    if [[ -f ${STSB_DIR:-.gpu/stsb-en}/train.csv ]]; then
+    local seeds_pid= stsb=${STSB_DIR:-.gpu/stsb-en}
+    if [[ -f $stsb/train.csv ]]; then
       step stsb-seeds "${LIMIT_SEEDS:-420}" python bench/stsb_cross_seeds.py --device "$device" \
-        --data "${STSB_DIR:-.gpu/stsb-en}" --seeds 12 13 14 --out "$out/stsb-cross-seeds.json" \
+        --data "$stsb" --seeds 12 13 14 --out "$out/stsb-cross-seeds.json" \
         >"$out/stsb-cross-seeds.log" 2>&1 &
       seeds_pid=$!
     fi

@@ -168,9 +168,8 @@ def launch(
 ) -> torch.Tensor:
     """Queue the forward of one batch of ``rows`` inputs; its float32 output, on the device.
 
-    Out of memory, the batch is split in two and each half launched, down to one input; a split
-    batch's output is on the host (each half's is copied there before the next half runs: the
-    device's memory is what ran out, so the halves are not joined there).
+    Out of memory, the batch is split in two and each half launched, down to one input
+    (:func:`in_halves`: a split batch's output is on the host).
     ``forward(model, features, output_of)``: the forward pass (default: copy to the device, run).
     """
     forward = forward or _forward
@@ -186,13 +185,27 @@ def launch(
             f"batch_tokens {plan.batch_tokens}); lower `max_length`, use a smaller `dtype` (bfloat16) or "
             "run the model on a GPU with more free memory"
         )
-    plan.splits += 1
-    empty_cache(model.device)
-    half = rows // 2
     log.debug("models.%s: a batch of %d inputs ran out of device memory; split in two", plan.key, rows)
-    first = to_host(launch(model, slice_rows(features, 0, half, rows), output_of, half, plan, forward))
-    second = to_host(launch(model, slice_rows(features, half, rows, rows), output_of, rows - half, plan, forward))
-    return torch.cat([first, second])
+    return in_halves(
+        lambda a, b: launch(model, slice_rows(features, a, b, rows), output_of, b - a, plan, forward),
+        rows,
+        plan,
+        model.device,
+    )
+
+
+def in_halves(run: Callable[[int, int], torch.Tensor | list], rows: int, plan: DevicePlan, device: torch.device):
+    """After an out-of-memory error on ``rows`` inputs: ``run(start, stop)`` on each half, joined (a
+    list end to end; a tensor by rows on the host, each half copied there before the next runs: the
+    device's memory is what ran out, so the halves are not joined there). Counts the split."""
+    plan.splits += 1
+    empty_cache(device)
+    half = rows // 2
+    first = run(0, half)
+    if not isinstance(first, torch.Tensor):
+        return [*first, *run(half, rows)]
+    first = to_host(first)
+    return torch.cat([first, to_host(run(half, rows))])
 
 
 def to_host(output: torch.Tensor) -> torch.Tensor:
@@ -242,14 +255,9 @@ def _encode_or_split(encode: Callable, items: list, plan: DevicePlan, device):
             f"models.{plan.key}: one sentence runs out of memory on {device} even alone; lower `max_length`, "
             "use a smaller `dtype` (bfloat16) or run the model on a GPU with more free memory"
         )
-    plan.splits += 1
-    empty_cache(torch.device(device))
-    half = len(items) // 2
-    first = _encode_or_split(encode, items[:half], plan, device)
-    if not isinstance(first, torch.Tensor):
-        return [*first, *_encode_or_split(encode, items[half:], plan, device)]
-    first = to_host(first)  # off the device before the second half runs
-    return torch.cat([first, to_host(_encode_or_split(encode, items[half:], plan, device))])
+    return in_halves(
+        lambda a, b: _encode_or_split(encode, items[a:b], plan, device), len(items), plan, torch.device(device)
+    )
 
 
 def device_metadata(device: str, plan: DevicePlan) -> dict:
