@@ -31,8 +31,8 @@ def audit_settings(block: dict | None) -> dict:
 
 
 def audit_sample(rows, per_rule: int, seed: int, fallback_rules=frozenset()) -> list[tuple]:
-    """``per_rule`` suite rows of every rule (all where fewer), shuffled; seeded. Each fallback rule
-    draws from its own stream, seeded by its name, so adding one changes no other rule's sample."""
+    """``per_rule`` suite rows of every rule (all where fewer), shuffled; seeded. A fallback rule draws
+    from its own stream, seeded by its name, so adding one changes no other rule's sample."""
     rng = np.random.default_rng(seed + _SEED_OFFSET)
     by_rule = defaultdict(list)
     for row in rows:
@@ -74,8 +74,7 @@ def _graded_rows(path: Path) -> list[tuple[int, dict]]:
 
 
 def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
-    """(category, rule, valid) of every graded row; a one-line error when the file is not this
-    suite's sample, grades a pair twice or has a ``valid`` other than yes/no."""
+    """(category, rule, valid) of every graded row of this suite's sample, each pair once, valid yes or no."""
     path = Path(path)
     expected = {r[0]: r for r in sample}
     out, seen = [], {}
@@ -119,10 +118,8 @@ def precision_table(graded, key: int) -> dict[str, dict]:
     for name in sorted({item[key] for item in graded}):
         verdicts = [item[2] for item in graded if item[key] == name]
         audited, valid = len(verdicts), sum(verdicts)
-        low, high = wilson(valid, audited)
-        table[name] = dict(
-            zip(TABLE_COLUMNS, (audited, valid, round(valid / audited, 4), round(low, 4), round(high, 4)))
-        )
+        values = (valid / audited, *wilson(valid, audited))
+        table[name] = dict(zip(TABLE_COLUMNS, (audited, valid, *(round(v, 4) for v in values))))
     return table
 
 
@@ -131,16 +128,9 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
     audit = audit_settings(settings.audit)
     sample = audit_sample(generated.rows, audit["sample_per_rule"], settings.seed, generated.fallback_rules)
     write_audit_sample(sample, sample_path)
-    section = {
-        "sample": str(sample_path),
-        "sample_per_rule": audit["sample_per_rule"],
-        "n_sampled": len(sample),
-        "graded": audit["graded"],
-        "min_precision": audit["min_precision"],
-        "per_rule": {},
-        "per_category": {},
-        "dropped_rules": [],
-    }
+    section = {"sample": str(sample_path), "sample_per_rule": audit["sample_per_rule"], "n_sampled": len(sample)}
+    section |= {"graded": audit["graded"], "min_precision": audit["min_precision"]}
+    section |= {"per_rule": {}, "per_category": {}, "dropped_rules": []}
     if not audit["graded"]:
         return section
     graded = read_graded(audit["graded"], sample, sample_path)
@@ -163,10 +153,7 @@ def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
     from pairbench.study.suite import ADVERSARIAL_CATEGORIES, POSITIVE_CONTROL
 
     key = f"`generated_suites.{name}.audit.min_precision`"
-    for what, categories in (
-        ("positive control", {POSITIVE_CONTROL}),
-        ("adversarial pair", set(ADVERSARIAL_CATEGORIES)),
-    ):
+    for what, categories in (("positive control", {POSITIVE_CONTROL}), ("adversarial pair", ADVERSARIAL_CATEGORIES)):
         if any(r[1] in categories for r in kept) or not any(r[1] in categories for r in before):
             continue
         rules = sorted({r[5] for r in before if r[1] in categories})

@@ -45,8 +45,7 @@ class SuiteSettings:
 
 
 def contradictions(block: dict, name: str = "<name>") -> list[tuple[str, str]]:
-    """(dotted key, what is wrong and what to do) for settings of one block as written that contradict
-    each other: checked when the workflow loads, so that no job starts on settings that cannot work."""
+    """(dotted key, what is wrong and what to do) for each two settings of one block as written that contradict."""
     out, min_score, score_max = [], block.get("min_score"), block.get("score_max")
     if isinstance(min_score, (int, float)) and not isinstance(min_score, bool):
         if score_max is None:
@@ -98,8 +97,7 @@ def audit_sample_path(suite: str | os.PathLike) -> Path:
 
 
 def plan(config: dict, config_files=()) -> StagePlan:
-    """The stage's plan: per suite its spaCy parser (a base model), the suite it hands to the study,
-    its card and report page. ``data`` must name a ``datasets:`` key and the name be no ``suites:`` key."""
+    """Per suite its spaCy parser (a base model), the suite it hands to the study, its card and report page."""
     blocks = {name: dict(block) for name, block in (config.get("generated_suites") or {}).items()}
     for name, block in blocks.items():
         require_key(config_files, ["generated_suites", name, "data"], block["data"], config["datasets"], "datasets")
@@ -107,18 +105,10 @@ def plan(config: dict, config_files=()) -> StagePlan:
             raise key_error(
                 config_files, ["generated_suites", name], "`suites:` already has a suite of that name; rename one"
             )
+    ends = ("suites/{}.card.md", "suites/{}.card.json", "suites/{}.audit-sample.tsv", "report/generated_suites/{}")
     return StagePlan(
         runs=blocks,
         base_models={name: BaseModel(block["parser"], content="spacy") for name, block in blocks.items()},
         suites={name: suite_path(name) for name in blocks},
-        targets=tuple(
-            path
-            for name in blocks
-            for path in (
-                f"results/suites/{name}.card.md",
-                f"results/suites/{name}.card.json",
-                f"results/suites/{name}.audit-sample.tsv",
-                f"results/report/generated_suites/{name}",
-            )
-        ),
+        targets=tuple(f"results/{end.format(name)}" for name in blocks for end in ends),
     )

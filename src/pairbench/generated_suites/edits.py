@@ -53,7 +53,6 @@ def rebuild(doc, replace: dict[int, str]) -> str:
         else:
             pieces[i][0] = replace[i]
     text = "".join(t + ws for t, ws in pieces).strip()
-    # A deleted or replaced first word: the new first word takes the sentence's capital.
     return text[:1].upper() + text[1:] if doc.text[:1].isupper() else text
 
 
@@ -66,13 +65,11 @@ def reads_title_case(rule):
 def title_case(doc) -> bool:
     """A Title-Case (or all-capitals) headline, whose verbs the tagger takes for names ("EU Widen Sanctions")."""
     if "pairbench.title_case" not in doc.user_data:  # asked of each doc by many rules: kept with it
-        doc.user_data["pairbench.title_case"] = _title_case(doc)
+        doc.user_data["pairbench.title_case"] = not names_not_title_case(doc) and _title_case(doc)
     return doc.user_data["pairbench.title_case"]
 
 
 def _title_case(doc) -> bool:
-    if names_not_title_case(doc):
-        return False
     named = {t.i for e in doc.ents for t in e}
     words = [t for t in doc[1:] if t.is_alpha and len(t) > 3]
     if len(words) >= 3 and all(t.text[:1].isupper() for t in words):
@@ -82,9 +79,7 @@ def _title_case(doc) -> bool:
 
 
 def names_not_title_case(doc) -> bool:
-    """Capitals that are names, not Title Case: the sentence's verb stands in lower case, as Title Case
-    would never write it, and no other capitalised word inside it is tagged a verb ("James Murdoch
-    quits BSkyB"; not "Iran Nuclear Talks Enter Third Day")."""
+    """Names, not Title Case: the verb in lower case, no capitalised verb ("James Murdoch quits BSkyB")."""
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
     if root is None or root.i == 0 or not root.tag_.startswith("VB") or not root.text[:1].islower():
         return False
@@ -125,7 +120,6 @@ def _saying_claim(verb) -> bool:  # a verb of saying or attitude whose clause is
 
 
 def kids(token, *deps) -> list:
-    """``token``'s children of one of the dependencies ``deps``."""
     return [c for c in token.children if c.dep_ in deps]
 
 
@@ -167,8 +161,7 @@ def clear_scope(doc, root) -> None:
 
 
 def subject_read_as_verb(subject, verb) -> bool:
-    """A plural subject after a noun of its own that may itself be a verb, then a main verb in -s right after it
-    ("The service stores logs for 90 days", stores tagged the subject): the tagger's error, not the sentence's."""
+    """A plural subject after its noun, then a verb in -s it may be ("The service stores logs", logs the verb)."""
     doc = subject.doc
     before = doc[subject.i - 1] if subject.i > 0 else None
     if before is None or before.head != subject or before.dep_ != "compound" or before.tag_ != "NN":
@@ -188,8 +181,7 @@ def scare_quoted(text: str) -> bool:
 
 
 def headline_plan(doc, root):
-    """The "to" of a headline's plan, "X to VERB" for "X is to VERB" ("Abbas to lead unity government"), or None;
-    not a bare plural with no object, which may be the verb's object ("Stocks to watch")."""
+    """The "to" of a headline's "X to VERB" ("Abbas to lead unity government"), not of "Stocks to watch", or None."""
     if not headline(doc) or title_case(doc) or root.tag_ not in ("VB", "VBN"):
         return None
     auxes = [c for c in kids(root, "aux", "auxpass") if c.i < root.i]
@@ -207,8 +199,7 @@ def headline_plan(doc, root):
 
 
 def _noun_verb_doubt(doc, root, verb) -> bool:
-    """A headline the tagger may have read backwards: the word before the verb as the verb ("FAA lifts ban"
-    with "ban" the verb), where it agrees with a subject before it, or a later plural verb ("girl returns to uk")."""
+    """A headline whose verb may be the word before ("FAA lifts ban") or a later plural ("girl returns to uk")."""
 
     def can_be(token, upos, unknown=True):
         lemmas = getAllLemmas(token.lower_)
@@ -236,7 +227,7 @@ def noun_phrase_head(doc, word) -> bool:
 
 
 def finite_verb(root):
-    """The finite verb of the main clause: its first auxiliary, or the root itself."""
+    """The main clause's first auxiliary, or the root, and whether it has one; refuse a non-finite one."""
     auxes = [c for c in kids(root, "aux", "auxpass") if c.i < root.i]
     finite = auxes[0] if auxes else root
     if finite.tag_ not in ("MD", "VBZ", "VBP", "VBD") or finite.pos_ not in ("VERB", "AUX"):

@@ -49,7 +49,6 @@ CHAINS = {
 }
 RULES = {category: chain[0] for category, chain in CHAINS.items()}
 FALLBACKS = {category: chain[1:] for category, chain in CHAINS.items()}
-SUITE_COLUMNS = ("pair_id", "category", "sentence1", "sentence2", "anchor", "rule")
 
 
 @dataclass
@@ -135,9 +134,7 @@ def _without_control(anchors, docs, nlp, controls, out: Generated) -> set[int]:
 
 def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) -> Generated:
     """Every pair of the suite, in anchor order then category order; refusals counted by registry id.
-
-    An anchor whose (A, P) is no paraphrase gets no positive control but keeps its other pairs.
-    ``controls`` (the pairs scored at least ``control_min_score``; None: all) limits the controls."""
+    ``controls``: the (A, P) pairs that may be positive controls (None: all); the others keep their other pairs."""
     out = Generated(n_anchors=len(anchors))
     docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
     no_control = _without_control(anchors, docs, nlp, controls, out)
@@ -229,7 +226,7 @@ def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None
 
 
 def write_suite(generated: Generated, path: str | os.PathLike) -> Path:
-    lines = ["\t".join(SUITE_COLUMNS)]
+    lines = ["pair_id\tcategory\tsentence1\tsentence2\tanchor\trule"]
     for row in generated.rows:
         if any("\t" in f or "\n" in f for f in row):
             raise PairbenchError(f"pair {row[0]}: a sentence contains a tab or newline")

@@ -9,18 +9,23 @@ from pathlib import Path
 from types import MappingProxyType
 
 from pairbench.core.errors import PairbenchError
+from pairbench.core.schemas import load_schema
 from pairbench.core.yaml_files import YamlFileError
 from pairbench.core.yaml_files import read as read_yaml
 
 FOLDER = Path(__file__).resolve().parent / "lexicon"
+_SCHEMA = "generated_lexicon.schema.yaml"  # a list's keys and their types (workflow/schemas/)
 
 
 class LexiconError(PairbenchError):
-    """A lexicon file that is missing or not of the form ``{description, words | table}``."""
+    """A lexicon file that is missing or not of the form ``{description, words | table, include?}``."""
 
 
 @cache
 def _load(name: str) -> dict:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
     path = FOLDER / f"{name}.yaml"
     if not path.is_file():
         raise LexiconError(f"{path}: no such lexicon file; add it as {{description: ..., words: [...]}}")
@@ -28,23 +33,14 @@ def _load(name: str) -> dict:
         data = read_yaml(path)
     except YamlFileError as err:
         raise LexiconError(str(err)) from None
-    if not isinstance(data, dict) or not isinstance(data.get("description"), str):
-        raise LexiconError(f"{path}: a lexicon file is a mapping with a one-line `description`; add one")
-    kinds = [k for k in ("words", "table") if k in data]
-    if len(kinds) != 1:
-        raise LexiconError(f"{path}: give exactly one of `words` (a list) or `table` (a mapping)")
-    if unknown := set(data) - {"description", "words", "table", "include"}:
-        raise LexiconError(f"{path}: unknown key(s) {sorted(unknown)}")
+    if error := best_match(Draft202012Validator(load_schema(_SCHEMA)).iter_errors(data)):
+        key = "/".join(map(str, error.absolute_path)) or "the file"
+        raise LexiconError(f"{path}: {key}: {error.message:.200}; fix it (workflow/schemas/{_SCHEMA})")
     included = data.get("include", [])
-    if "include" in data and not (kinds == ["words"] and isinstance(included, list)):
+    if "include" in data and not ("words" in data and isinstance(included, list)):
         raise LexiconError(f"{path}: `include` is a list of lexicon names, beside `words`")
     if missing := [n for n in included if not (isinstance(n, str) and (FOLDER / f"{n}.yaml").is_file())]:
         raise LexiconError(f"{path}: `include` names no lexicon file {missing}; fix the name or add the list")
-    body = data[kinds[0]]
-    if kinds[0] == "words" and not (isinstance(body, list) and all(isinstance(w, str) for w in body)):
-        raise LexiconError(f"{path}: `words` must be a list of strings")
-    if kinds[0] == "table" and not isinstance(body, dict):
-        raise LexiconError(f"{path}: `table` must be a mapping of word to value")
     return data
 
 

