@@ -81,9 +81,7 @@ def card_markdown(card: dict) -> str:
     lines += audit_markdown(card.get("audit") or {})
     lines += ["", f"## {N_EXAMPLES} random examples per rule", ""]
     for rule, pairs in card["examples"].items():
-        lines += [f"### {rule}", ""]
-        lines += [f"- {p['sentence1']}  \n  → {p['sentence2']}" for p in pairs]
-        lines.append("")
+        lines += [f"### {rule}", "", *(f"- {p['sentence1']}  \n  → {p['sentence2']}" for p in pairs), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -101,12 +99,8 @@ def audit_markdown(audit: dict) -> list[str]:
     """The card's audit section: the sample, and precision per category and per rule when graded."""
     if not audit:
         return []
-    lines = [
-        "",
-        "## Audit",
-        "",
-        f"- sample: `{audit['sample']}` ({audit['n_sampled']} pairs, at most {audit['sample_per_rule']} per rule, shuffled)",
-    ]
+    sample = f"`{audit['sample']}` ({audit['n_sampled']} pairs, at most {audit['sample_per_rule']} per rule, shuffled)"
+    lines = ["", "## Audit", "", f"- sample: {sample}"]
     if not audit.get("graded"):
         lines.append("- not graded: fill `valid` (yes/no) in a copy of the sample and set `audit.graded` to its path")
         return lines

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from lemminflect import getAllLemmas, getInflection, getLemma
 
 from pairbench.generated_suites.lexicon import saying, table
-from pairbench.generated_suites.patterns import dep_matches, ends, matches, roots, starts
+from pairbench.generated_suites.patterns import dep_matches, ends, matches, rooted, roots, starts
 
 
 class Refuse(Exception):
@@ -63,27 +63,20 @@ def reads_title_case(rule):
 
 
 def title_case(doc) -> bool:
-    """A Title-Case (or all-capitals) headline, whose verbs the tagger takes for names ("EU Widen Sanctions")."""
-    if "pairbench.title_case" not in doc.user_data:  # asked of each doc by many rules: kept with it
-        doc.user_data["pairbench.title_case"] = not names_not_title_case(doc) and _title_case(doc)
-    return doc.user_data["pairbench.title_case"]
-
-
-def _title_case(doc) -> bool:
+    """A Title-Case (or all-capitals) headline, whose verbs the tagger takes for names ("EU Widen Sanctions"); not
+    names before a verb in lower case, with no capitalised verb ("James Murdoch quits BSkyB")."""
+    if "pairbench.title_case" in doc.user_data:  # asked of each doc by many rules: kept with it
+        return doc.user_data["pairbench.title_case"]
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    names = root is not None and root.i > 0 and root.tag_.startswith("VB") and root.text[:1].islower()
+    names = names and not any(t.text[:1].isupper() and t.tag_.startswith(("VB", "MD")) for t in doc[1:])
     named = {t.i for e in doc.ents for t in e}
     words = [t for t in doc[1:] if t.is_alpha and len(t) > 3]
-    if len(words) >= 3 and all(t.text[:1].isupper() for t in words):
-        return True
     plain = [t for t in words if t.i not in named]
-    return len(plain) >= 2 and sum(t.text[:1].isupper() for t in plain) >= 0.5 * len(plain)
-
-
-def names_not_title_case(doc) -> bool:
-    """Names, not Title Case: the verb in lower case, no capitalised verb ("James Murdoch quits BSkyB")."""
-    root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    if root is None or root.i == 0 or not root.tag_.startswith("VB") or not root.text[:1].islower():
-        return False
-    return not any(t.text[:1].isupper() and t.tag_.startswith(("VB", "MD")) for t in doc[1:])
+    capitals = len(words) >= 3 and all(t.text[:1].isupper() for t in words)
+    capitals = capitals or len(plain) >= 2 and sum(t.text[:1].isupper() for t in plain) >= 0.5 * len(plain)
+    doc.user_data["pairbench.title_case"] = not names and capitals
+    return not names and capitals
 
 
 def claim_clause(doc):
@@ -162,12 +155,8 @@ def clear_scope(doc, root) -> None:
 
 def subject_read_as_verb(subject, verb) -> bool:
     """A plural subject after its noun, then a verb in -s it may be ("The service stores logs", logs the verb)."""
-    doc = subject.doc
-    before = doc[subject.i - 1] if subject.i > 0 else None
-    if before is None or before.head != subject or before.dep_ != "compound" or before.tag_ != "NN":
-        return False
-    swapped = "VERB" in getAllLemmas(subject.lower_) and verb.pos_ == "VERB"  # "logs": lemminflect knows no noun
-    return subject.tag_ == "NNS" and verb.tag_ == "VBZ" and verb.i == subject.i + 1 and swapped
+    shape = any(m[2] == verb for m in rooted(subject.doc, "anchor.subject_read_as_verb", subject))
+    return shape and "VERB" in getAllLemmas(subject.lower_)  # "logs": lemminflect knows no noun
 
 
 def headline(doc) -> bool:

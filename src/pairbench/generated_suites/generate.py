@@ -148,12 +148,10 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
     def add(anchor_id, category, s1, s2, rule, veto=None):
         key = tuple(sorted((s1, s2)))
         if s1 == s2 or key in seen or (category != "positive_control" and key in positives):
-            out.refuse(category, "check.duplicate")
-            return
+            return out.refuse(category, "check.duplicate")
         seen.add(key)
         if veto is not None:
-            out.refuse(category, veto)
-            return
+            return out.refuse(category, veto)
         out.rows.append((f"{name}-{anchor_id}-{category}", category, s1, s2, anchor_id, rule))
 
     for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
@@ -206,8 +204,7 @@ def example_context(nlp) -> Context:
 
 
 def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None):
-    """The per-anchor path of ``generate`` for one category: a ``Made`` or the refusal id.
-    ``paraphrase``: the anchor's own (positive control) or another anchor's (negative control)."""
+    """``generate``'s path for one anchor and category: a ``Made`` or the refusal id (``paraphrase``: a control's)."""
     doc = nlp(anchor)
     if category == "positive_control":
         why = control_refusal(anchor, paraphrase) or detail_difference(doc, nlp(paraphrase)) or anchor_veto(anchor, doc)
