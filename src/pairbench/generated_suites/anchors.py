@@ -17,8 +17,7 @@ from pairbench.core.sts_data import read_delimited, split_file
 def _rows(path: Path) -> list[tuple[str, list]]:
     if path.suffix == ".parquet":
         frame = pl.read_parquet(path)
-        missing = [c for c in ("sentence1", "sentence2") if c not in frame.columns]
-        if missing:
+        if missing := [c for c in ("sentence1", "sentence2") if c not in frame.columns]:
             raise PairbenchError(f"{path}: missing column(s) {missing}; has {frame.columns}")
         cols = ["sentence1", "sentence2", *(["score"] if "score" in frame.columns else [])]
         return [(f"{path}, row {i + 1}", list(r)) for i, r in enumerate(frame.select(cols).iter_rows())]
@@ -48,9 +47,7 @@ def read_pairs(
     folder: str | os.PathLike, splits, *, min_score=None, score_max=None, allow_none=False
 ) -> list[tuple[str, str]]:
     """The (A, P) pairs of the splits, in file order, kept by ``min_score``; every bad row named at once."""
-    pairs: list[tuple[str, str]] = []
-    problems: list[str] = []
-    total = 0
+    pairs, problems, total = [], [], 0
     for split in splits:
         path = split_file(Path(folder), split)
         rows = _rows(path)
@@ -58,8 +55,7 @@ def read_pairs(
             raise PairbenchError(f"{path}: no rows; point `data`/`split` at a file with sentence pairs")
         total += len(rows)
         for where, fields in rows:
-            problem = _row_problem(where, fields, min_score, score_max)
-            if problem:
+            if problem := _row_problem(where, fields, min_score, score_max):
                 problems.append(problem)
             elif min_score is None or float(fields[2]) >= min_score:
                 pairs.append(tuple(str(f or "").strip() for f in fields[:2]))
@@ -79,10 +75,8 @@ def pick(rng, items: list, k: int) -> list:
 
 
 def select_anchors(pairs, *, max_anchors=None, seed=0) -> list[tuple[str, str]]:
-    """Distinct anchors (first pair of each sentence1; A != P; a pair already kept in the other
-    order is skipped, so every anchor has its own positive control), then a seeded sample."""
-    seen: set = set()  # the anchors kept, and their pairs in sorted order
-    kept = []
+    """Distinct anchors (each sentence1's first pair, A != P, none kept in the other order), then a seeded sample."""
+    seen, kept = set(), []  # the anchors kept and their pairs in sorted order; the pairs
     for a, p in pairs:
         key = tuple(sorted((a, p)))
         if a in seen or a.lower() == p.lower() or key in seen:

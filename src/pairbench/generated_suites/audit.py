@@ -48,8 +48,7 @@ def audit_sample(rows, per_rule: int, seed: int, fallback_rules=frozenset()) -> 
 
 
 def write_audit_sample(sample, path: str | os.PathLike) -> Path:
-    lines = ["\t".join(SAMPLE_COLUMNS)]
-    lines += ["\t".join((r[0], r[1], r[5], r[2], r[3], "", "")) for r in sample]
+    lines = ["\t".join(SAMPLE_COLUMNS), *("\t".join((r[0], r[1], r[5], r[2], r[3], "", "")) for r in sample)]
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 

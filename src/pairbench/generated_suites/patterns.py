@@ -71,10 +71,7 @@ def _found(doc, rid: str, dep: bool) -> list:
         if getattr(records().get(rid), kind, None) is None:
             raise RegistryError(f"{rid}: no {kind} registered; add `{kind}` to its record")
         hits = _matcher(doc.vocab, rid, dep)(doc) if _may_match(doc, rid, dep) else []
-        if dep:
-            found[rid, dep] = [[doc[i] for i in ids] for _, ids in hits]
-        else:
-            found[rid, dep] = [doc[start:end] for _, start, end in hits]
+        found[rid, dep] = [[doc[i] for i in hit[1]] if dep else doc[hit[1] : hit[2]] for hit in hits]
     return found[rid, dep]
 
 

@@ -4,7 +4,6 @@ each record's stable dotted id, kind, category, one-line reason, examples and op
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -187,9 +186,7 @@ def _first_example(record: Record) -> str:
     if not examples:
         return ""
     e = examples[0]
-    text = f"{e.anchor} → {e.pair}" if e.pair else e.anchor
-    if e.paraphrase and not e.pair:
-        text += f" / {e.paraphrase}"
+    text = f"{e.anchor} → {e.pair}" if e.pair else f"{e.anchor} / {e.paraphrase}" if e.paraphrase else e.anchor
     return text if e.category in (record.category, "negation") else f"({e.category}) {text}"
 
 
@@ -204,8 +201,7 @@ def markdown(recs: dict[str, Record] | None = None) -> str:
         "what the suite card counts; a rule's `rule` value is the suite's `rule` column.",
     ]
     for area in AREAS:
-        rows = [r for r in recs.values() if r.area == area]
-        if not rows:
+        if not (rows := [r for r in recs.values() if r.area == area]):
             continue
         lines += ["", f"## {area}", "", "| id | kind | reason | example |", "|---|---|---|---|"]
         for r in sorted(rows, key=lambda r: (r.kind != "rule", r.id)):
@@ -218,11 +214,9 @@ DOC = Path(__file__).resolve().parents[3] / "docs" / "generated_rules.md"
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Check the registry; write its tables.")
-    parser.add_argument("--markdown", action="store_true", help=f"write {DOC.name} (docs/) from the registry")
-    args = parser.parse_args(argv)
+    """Check the registry; with ``--markdown``, write docs/generated_rules.md from it."""
     recs = records()
-    if args.markdown:
+    if "--markdown" in (sys.argv[1:] if argv is None else argv):
         DOC.write_text(markdown(recs), encoding="utf-8")
         print(f"wrote {DOC} ({len(recs)} records)")
     else:

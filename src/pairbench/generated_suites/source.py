@@ -72,8 +72,7 @@ MAX_REFUSED_SHARE = 0.10
 
 def plausibility(card: dict) -> list[str]:
     """What in a generated suite's counts is implausible for its source, one sentence per kind."""
-    name, n = card["suite"], card["n_anchors"]
-    counts = card["pairs_per_category"]
+    name, n, counts = card["suite"], card["n_anchors"], card["pairs_per_category"]
     rules = [c for c in counts if c in card["coverage"]]
     out = []
     refused = sum(card.get("refusals", {}).get("positive_control", {}).values())
@@ -82,14 +81,12 @@ def plausibility(card: dict) -> list[str]:
             f"suite {name!r}: {counts['positive_control']} positive controls and {refused} refused for {n} "
             "anchors; every anchor should have one or a refusal"
         )
-    none = [c for c in rules if counts[c] == 0]
-    if none:
+    if none := [c for c in rules if counts[c] == 0]:
         out.append(
             f"suite {name!r}: no {', '.join(none)} pair from {n} anchors: the source gives these rules nothing "
             "to edit (their refusals are in the card); the tables have no row for them"
         )
-    few = stats.few_pairs({c: counts[c] for c in (*rules, "positive_control") if c in counts})
-    if few:
+    if few := stats.few_pairs({c: counts[c] for c in (*rules, "positive_control") if c in counts}):
         out.append(
             f"suite {name!r}: few pairs in {few} of {n} anchors; {stats.SMALL_SAMPLE}: read these categories "
             "with care or use a larger source"
