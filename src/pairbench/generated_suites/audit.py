@@ -62,8 +62,7 @@ def _graded_rows(path: Path) -> list[tuple[int, dict]]:
             delimiter = max(("\t", ";", ","), key=lambda d: (header.count(d), d == "\t"))
             quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
             reader = csv.DictReader(handle, delimiter=delimiter, quoting=quoting)
-            missing = [c for c in ("pair_id", "valid") if c not in (reader.fieldnames or [])]
-            if missing:
+            if missing := [c for c in ("pair_id", "valid") if c not in (reader.fieldnames or [])]:
                 raise PairbenchError(
                     f"{path}: no column(s) {missing}; grade the suite's audit sample (columns {', '.join(SAMPLE_COLUMNS)})"
                 )

@@ -180,11 +180,9 @@ def headline_plan(doc, root):
     subject = next((c for c in kids(root, "nsubj", "nsubjpass") if c.i < auxes[0].i), None)
     if subject is None or doc[auxes[0].i - 1].tag_ in ("``", "''"):
         return None
-    complements = ("dobj", "attr", "acomp", "xcomp", "ccomp", "dative", "oprd", "prt")
-    modified = bool(kids(subject, "det", "poss", "nummod", "compound", "amod"))
-    if subject.tag_ == "NNS" and not modified and not kids(root, *complements):
-        return None
-    return auxes[0]
+    bare = subject.tag_ == "NNS" and not kids(subject, "det", "poss", "nummod", "compound", "amod")
+    objects = kids(root, "dobj", "attr", "acomp", "xcomp", "ccomp", "dative", "oprd", "prt")
+    return None if bare and not objects else auxes[0]  # "Stocks to watch": the plural may be the object
 
 
 def _noun_verb_doubt(doc, root, verb) -> bool:

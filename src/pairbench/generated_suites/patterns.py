@@ -39,13 +39,10 @@ def _plain_nodes(rid: str, dep: bool) -> tuple:
             if not dep and _optional(node):
                 continue
             for key, want in (node.get("RIGHT_ATTRS", {}) if dep else node).items():
-                key = key.upper()
-                if key in _PLAIN and isinstance(want, str):
-                    tests.append((_PLAIN[key], frozenset([want]), frozenset()))
-                elif key in _PLAIN and isinstance(want, dict) and set(want) <= {"IN", "NOT_IN"}:
-                    tests.append(
-                        (_PLAIN[key], frozenset(want.get("IN", ())) or None, frozenset(want.get("NOT_IN", ())))
-                    )
+                want = {"IN": [want]} if isinstance(want, str) else want
+                if key.upper() in _PLAIN and isinstance(want, dict) and set(want) <= {"IN", "NOT_IN"}:
+                    allowed = frozenset(want.get("IN", ())) or None, frozenset(want.get("NOT_IN", ()))
+                    tests.append((_PLAIN[key.upper()], *allowed))
         out.append(tuple(tests))
     return tuple(out)
 

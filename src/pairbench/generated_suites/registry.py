@@ -93,8 +93,7 @@ def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]
 
     out = []
     for key, matcher in (("pattern", Matcher), ("dep_pattern", DependencyMatcher)):
-        pattern = None if record.get(key) is None else with_lexicon(record[key], where)
-        out.append(pattern)
+        out.append(pattern := with_lexicon(record.get(key), where))
         if pattern is None or isinstance(pattern, dict) and set(pattern) == {"same_as"}:  # see load
             continue
         try:

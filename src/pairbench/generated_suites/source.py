@@ -43,7 +43,6 @@ def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[
     kept = [pair for pair, code in zip(pairs, found) if code == lang]
     others = [(a, p, code) for (a, p), code in zip(pairs, found) if code != lang]
     refused = Counter(code for _, _, code in others)
-    examples = [{"sentence1": a, "sentence2": p, "language": code} for a, p, code in others[:N_EXAMPLES]]
     found_in = ", ".join(f"{code} {n}" for code, n in refused.most_common(5))
     if not kept:
         raise PairbenchError(
@@ -55,7 +54,7 @@ def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[
         "pairs_checked": len(pairs),
         "pairs_refused": sum(refused.values()),
         "refused_by_language": dict(refused.most_common()),
-        "refused_examples": examples,
+        "refused_examples": [{"sentence1": a, "sentence2": p, "language": code} for a, p, code in others[:N_EXAMPLES]],
     }
     if refused:
         log.warning(
