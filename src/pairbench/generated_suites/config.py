@@ -54,7 +54,16 @@ def contradictions(block: dict, name: str = "<name>") -> list[tuple[str, str]]:
         elif isinstance(score_max, (int, float)) and min_score > score_max:
             why = f"is above score_max {score_max:g}: no pair could be kept; give a min_score between 0 and"
             out.append(("min_score", f"{min_score:g} {why} {score_max:g}"))
-    out += _control_contradictions(block)
+    control = block.get("control_min_score")
+    if isinstance(control, (int, float)) and not isinstance(control, bool):
+        if score_max is None:
+            out.append(("control_min_score", f"{control:g} is set but score_max is not; give score_max (1 or 5)"))
+        elif isinstance(score_max, (int, float)) and control > score_max:
+            why = f"is above score_max {score_max:g}: no anchor would have a positive control; give a value up to"
+            out.append(("control_min_score", f"{control:g} {why} {score_max:g}"))
+        elif isinstance(min_score, (int, float)) and control < min_score:
+            why = f"is below min_score {min_score:g}, which already drops those pairs; give a value between"
+            out.append(("control_min_score", f"{control:g} {why} {min_score:g} and {score_max:g}, or remove it"))
     audit = block.get("audit")
     if isinstance(audit, dict) and audit.get("min_precision") is not None and not audit.get("graded"):
         sample = audit_sample_path(suite_path(name))
@@ -69,21 +78,6 @@ def contradictions(block: dict, name: str = "<name>") -> list[tuple[str, str]]:
         why = f"({', '.join(ADVERSARIAL_CATEGORIES)}): the study measures those; add at least one"
         out.append(("categories", f"names no adversarial category {why}"))
     return out
-
-
-def _control_contradictions(block: dict) -> list[tuple[str, str]]:
-    control, min_score, score_max = (block.get(k) for k in ("control_min_score", "min_score", "score_max"))
-    if not isinstance(control, (int, float)) or isinstance(control, bool):
-        return []
-    if score_max is None:
-        return [("control_min_score", f"{control:g} is set but score_max is not; give score_max (1 or 5)")]
-    if isinstance(score_max, (int, float)) and control > score_max:
-        why = f"is above score_max {score_max:g}: no anchor would have a positive control; give a value up to"
-        return [("control_min_score", f"{control:g} {why} {score_max:g}")]
-    if isinstance(min_score, (int, float)) and control < min_score:
-        why = f"is below min_score {min_score:g}, which already drops those pairs; give a value between"
-        return [("control_min_score", f"{control:g} {why} {min_score:g} and {score_max:g}, or remove it")]
-    return []
 
 
 def suite_path(name: str) -> str:

@@ -106,10 +106,8 @@ def verb_lemmas(token) -> set[str]:
 
 def _saying_claim(verb) -> bool:  # a verb of saying or attitude whose clause is the claim
     lemmas = verb_lemmas(verb)
-    if lemmas & saying("claim"):
-        return True
-    that = lemmas & saying("claim_that")  # held, ruled: only before a that clause
-    return bool(that) and any(m.dep_ == "mark" and m.lower_ == "that" for c in kids(verb, "ccomp") for m in c.children)
+    that = any(m.dep_ == "mark" and m.lower_ == "that" for c in kids(verb, "ccomp") for m in c.children)
+    return bool(lemmas & saying("claim") or that and lemmas & saying("claim_that"))  # held, ruled: before a that
 
 
 def kids(token, *deps) -> list:
