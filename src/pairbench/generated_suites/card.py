@@ -39,9 +39,7 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
         "n_pairs": len(rows),
         "pairs_per_category": {c: by_category.get(c, 0) for c in GENERATED_CATEGORIES if settings.wants(c)},
         "pairs_per_rule": dict(sorted(by_rule.items())),
-        "coverage": {
-            c: round(by_category.get(c, 0) / n, 4) if n else 0.0 for c in RULE_CATEGORIES if settings.wants(c)
-        },
+        "coverage": {c: round(by_category[c] / n, 4) if n else 0.0 for c in RULE_CATEGORIES if settings.wants(c)},
         "refusals": {c: dict(generated.refusals[c].most_common()) for c in sorted(generated.refusals)},
         "refusal_reasons": {rid: reason(rid) for rid in sorted({k for r in generated.refusals.values() for k in r})},
         "audit": generated.audit,

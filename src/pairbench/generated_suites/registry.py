@@ -4,7 +4,6 @@ each record's stable dotted id, kind, category, one-line reason, examples and op
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -20,7 +19,6 @@ from pairbench.generated_suites.lexicon import LexiconError, words
 FOLDER = Path(__file__).resolve().parent / "registry"
 AREAS = ("anchor", "check", *GENERATED_CATEGORIES)  # one registry file (or more) per area
 SHARED_AREAS = ("anchor", "check")  # refusals of any category (or of one, for a check on a made pair)
-_ID = re.compile(r"^([a-z_]+)\.([a-z0-9_]+)$")
 _SCHEMA = "generated_registry.schema.yaml"  # a record's keys and their types (workflow/schemas/)
 _NEEDS = {  # the examples each kind needs (strict)
     "rule": "a rule names its `rule` column value and has `keep` examples only",
@@ -69,8 +67,7 @@ def _example(raw, default: str, where: str, key: str) -> Example:
 
 
 def with_lexicon(value, where: str = ""):
-    """``value`` (a pattern) with each ``IN`` / ``NOT_IN`` given as ``"@name"`` replaced by lexicon ``name``'s
-    words, sorted: ``{LOWER: {IN: "@negative_words"}}`` keeps the list in its one lexicon file."""
+    """``value`` (a pattern) with each ``IN`` / ``NOT_IN`` of ``"@name"`` replaced by lexicon ``name``'s words, sorted."""
     if isinstance(value, list):
         return [with_lexicon(v, where) for v in value]
     if not isinstance(value, dict):
@@ -113,8 +110,7 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
         key = "/".join(map(str, error.absolute_path)) or "the record"
         raise RegistryError(f"{where}: {key}: {error.message:.200}; fix it (workflow/schemas/{_SCHEMA})")
     rid, kind, category = raw["id"], raw["kind"], raw["category"]
-    match = _ID.match(rid)
-    if not match or match.group(1) != area:
+    if rid.split(".")[0] != area:  # the schema's pattern: <area>.<snake_case>
         raise RegistryError(f"{where}: an id is `{area}.<snake_case>` in {path.name}; rename it")
     allowed = ("any", *GENERATED_CATEGORIES) if area in SHARED_AREAS else (area,)
     if category not in allowed:
