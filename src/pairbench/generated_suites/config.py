@@ -33,8 +33,7 @@ class SuiteSettings:
     @classmethod
     def from_block(cls, block: dict, name: str) -> SuiteSettings:
         defaults = {"categories": list(GENERATED_CATEGORIES), "parser": DEFAULT_PARSER, "seed": 0, "audit": {}}
-        unset = dict.fromkeys(("score_max", "min_score", "control_min_score", "max_anchors"))
-        block = {**defaults, **unset, **block}
+        block = {**defaults, **dict.fromkeys(("score_max", "min_score", "control_min_score", "max_anchors")), **block}
         block.pop("resources", None)
         if isinstance(block.get("split"), str):
             block["split"] = [block["split"]]

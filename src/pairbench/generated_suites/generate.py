@@ -156,8 +156,7 @@ def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) ->
 
     for i, ((a, p), doc) in enumerate(zip(anchors, docs)):
         anchor_id = f"a{i:05d}"
-        flaw = anchor_veto(a, doc)
-        if flaw is not None:  # every pair would carry it
+        if (flaw := anchor_veto(a, doc)) is not None:  # every pair would carry it
             for category in filter(settings.wants, GENERATED_CATEGORIES):
                 if category != "positive_control" or i not in no_control:  # counted there already
                     out.refuse(category, flaw)
