@@ -25,12 +25,6 @@ def well_formed(ent) -> bool:
     return 0 < len(ent) <= 4 and len(alpha) == len(ent) and all(t.text[:1].isupper() for t in alpha)
 
 
-def _gender(doc) -> str:
-    genders = {table("pronoun_gender").get(t.lower_) for t in doc}
-    male, female = "m" in genders, "f" in genders
-    return "" if male == female else ("m" if male else "f")
-
-
 def fine_type(ent, company_texts) -> str | None:
     """The entity's fine type (a person by its words, a place, an organisation, a number by its unit), or None."""
     text = ent.text
@@ -64,8 +58,9 @@ def entity_inventory(docs) -> dict[str, list[str]]:
         ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES and well_formed(e) and len(labels[e.text]) == 1]
         found = {(kind, e.text) for e in ents if (kind := fine_type(e, company_texts)) is not None}
         counts.update(found)  # counted once per anchor
+        pronouns = {table("pronoun_gender").get(t.lower_) for t in doc} & {"m", "f"}  # the anchor's pronoun gender
         for _, text in found:
-            genders.setdefault(text, set()).add(_gender(doc))
+            genders.setdefault(text, set()).add("".join(pronouns) if len(pronouns) == 1 else "")
     pool: dict[str, list[str]] = {"_companies": sorted(company_texts)}
     for (kind, text), n in sorted(counts.items()):
         if n >= 2:
@@ -83,8 +78,6 @@ def same_number_form(old: str, new: str) -> bool:
 
 def _context_refusal(doc, ent) -> str | None:
     """Why the rest of the sentence is tied to this entity (chipmaker Intel, Ukrainian parliament, Saddam ... Iraq)."""
-    if ent.label_ in _NUMERIC_TYPES:
-        return None
     if matches(doc, "near_miss.ticker"):  # its pattern: a ticker (IBM.N) or an exchange
         return "near_miss.ticker"
     if ent.start - 1 in starts(doc, "near_miss.describing_noun"):  # its pattern: the word before
@@ -146,7 +139,7 @@ def _entity_refusal(doc, ent) -> str | None:
     modifier = ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ent.root.head.i >= ent.end
     if ent.label_ == "PERSON" and modifier:
         return "near_miss.name_as_modifier"
-    if (why := _context_refusal(doc, ent)) is not None:
+    if ent.label_ not in _NUMERIC_TYPES and (why := _context_refusal(doc, ent)) is not None:
         return why
     if ent.end - 1 in starts(doc, "near_miss.glued_entity"):  # glued to what follows
         return "near_miss.glued_entity"
