@@ -57,27 +57,21 @@ def _one_replace(a, b, allowed) -> bool:
     return one and allowed(ops[0][1][0], ops[0][2][0])
 
 
-def _coordinated_bases(a: list[str], b: list[str]) -> tuple[list[str], int, int]:
-    """``a`` with each verb after its first change in base form and "and" as "or", and how many of each it changed."""
-    out, verbs, ors = list(a), 0, 0
-    if len(b) != len(a) + 2:
-        return out, verbs, ors
-    start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
-    for i in range(start + 1, len(a)):
-        old, new = a[i], b[i + 2]
-        if (old, new) == ("and", "or"):
-            ors += 1
-        elif old != new and new in _lemmas(old):
-            verbs += 1
-        else:
-            continue
-        out[i] = new
-    return out, verbs, ors
-
-
 def _negation(a, b, variant) -> bool:
-    if variant == "do_support_coordinated":
-        bases, verbs, ors = _coordinated_bases(a, b)
+    if variant == "do_support_coordinated":  # "opens a drawer and climbs" -> "does not open a drawer or climb"
+        if len(b) != len(a) + 2:
+            return False
+        bases, verbs, ors = list(a), 0, 0  # ``a`` with each verb after the first change in base form, "and" as "or"
+        start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
+        for i in range(start + 1, len(a)):
+            old, new = a[i], b[i + 2]
+            if (old, new) == ("and", "or"):
+                ors += 1
+            elif old != new and new in _lemmas(old):
+                verbs += 1
+            else:
+                continue
+            bases[i] = new
         return ors >= 1 and verbs <= ors and _negation(bases, b, "do_support")
     do_support = ("do_support", "caption_do_support", "headline_do_support")
     if variant in ("insert_not", "caption_not", *do_support) and "any" not in a:
@@ -94,8 +88,19 @@ def _negation(a, b, variant) -> bool:
 
 def _hedging(a, b, variant) -> bool:
     ops = _ops(a, b)
-    if variant == "add_may_negated":
-        return _hedged_negation(a, b)
+    if variant == "add_may_negated":  # "does not" -> "might not"
+        for k in range(len(a) - 1):
+            if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["might", "not"]:
+                continue
+            if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
+                return True
+            if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in {"be", "have"} & _lemmas(a[k]):
+                return True  # "is not" -> "might not be"
+            if a[k] in ("was", "were") and b[k + 2 : k + 4] == ["have", "been"] and a[k + 2 :] == b[k + 4 :]:
+                return True  # "was not" -> "might not have been"
+            if a[k] == "did" and b[k + 2] == "have" and a[k + 3 :] == b[k + 4 :] and len(b) == len(a) + 1:
+                return bool(_lemmas(a[k + 2]) & _lemmas(b[k + 3]))  # "did not go" -> "might not have gone"
+        return False
     if f"hedging:{variant}" in table("rule_edits"):
         return ops in _edits(f"hedging:{variant}")
     if variant == "add_may_progressive":  # "A man slices" -> "A man may be slicing"
@@ -113,22 +118,6 @@ def _hedging(a, b, variant) -> bool:
     ) or any(new[:2] == ["may", "have"] and _lemmas(new[2]) & _lemmas(verb) for verb, new in _one_word_widened(a, b, 3))
 
 
-def _hedged_negation(a, b) -> bool:
-    """ "does not" -> "might not", "is not" -> "might not be", "was not" -> "might not have been" (did not go, too)."""
-    for k in range(len(a) - 1):
-        if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["might", "not"]:
-            continue
-        if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
-            return True
-        if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in {"be", "have"} & _lemmas(a[k]):
-            return True
-        if a[k] in ("was", "were") and b[k + 2 : k + 4] == ["have", "been"] and a[k + 2 :] == b[k + 4 :]:
-            return True  # "was not" -> "might not have been"
-        if a[k] == "did" and b[k + 2] == "have" and a[k + 3 :] == b[k + 4 :] and len(b) == len(a) + 1:
-            return bool(_lemmas(a[k + 2]) & _lemmas(b[k + 3]))  # "did not go" -> "might not have gone"
-    return False
-
-
 def check_pair(rule: str, a: str, b: str) -> bool:
     """True when ``b`` differs from ``a`` exactly as ``rule`` (``category:variant``) says."""
     category, _, variant = rule.partition(":")
@@ -144,7 +133,14 @@ def check_pair(rule: str, a: str, b: str) -> bool:
             new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3)
         )  # "thousands" -> "tens of thousands"
     if category == "numerical" and variant in ("one_to_two", "article_to_two"):  # "one soldier" -> "two soldiers"
-        return _counted_two([(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else [], variant)
+        subject = variant == "article_to_two"  # "a woman is" -> "two women are"
+        changed = [(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else []
+        firsts = {("a", "two"), ("an", "two")} if subject else {("one", "two")}
+        if len(changed) not in ((2, 3) if subject else (2,)) or changed[0] not in firsts:
+            return False
+        (noun, plural), agreeing = changed[1], changed[2:]  # its noun plural, a subject's verb agreeing
+        agreed = all(old == "is" and new == "are" or new in _lemmas(old) - {old} for old, new in agreeing)
+        return (noun in _lemmas(plural) - {plural} or (noun, plural) == ("person", "people")) and agreed
     if category == "numerical":
         return _one_replace(
             ta, tb, lambda x, y: number_value(x) not in (None, 0) and number_value(y) == number_value(x) * 10
@@ -172,17 +168,6 @@ def check_pair(rule: str, a: str, b: str) -> bool:
     if category in ("positive_control", "negative_control"):
         return a != b
     return False
-
-
-def _counted_two(changed: list[tuple[str, str]], variant: str) -> bool:
-    """One (a or an: a subject) -> two, its noun plural, a subject's verb agreeing ("a woman is" -> "two women are")."""
-    subject = variant == "article_to_two"
-    counts = ("a", "an") if subject else ("one",)
-    if len(changed) not in ((2, 3) if subject else (2,)) or changed[0][0] not in counts or changed[0][1] != "two":
-        return False
-    noun, plural = changed[1]
-    agreed = all(old == "is" and new == "are" or new in _lemmas(old) - {old} for old, new in changed[2:])
-    return (noun in _lemmas(plural) - {plural} or (noun, plural) == ("person", "people")) and agreed
 
 
 def _unnamed(text: str, other: str) -> set[str]:

@@ -161,23 +161,20 @@ def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
 
 
 def _content(text: str, other: str) -> set[str]:
-    """``_words`` of ``text``, two read as one where ``other`` has them as one (sun glasses / sunglasses)."""
-    whole = {w.replace("-", "") for w in _words(other)}
-    out = {w.replace("-", "") if w.replace("-", "") in whole else w for w in _words(text)}
+    """Content words of ``text`` (no number; a possessive as its noun, a hedge as its kind), sun glasses as one."""
+    hedges, stop = table("control_hedges"), words("stop_words") | words("count_word_values")
+    found = (
+        {w.lower().strip("'").removesuffix("'s") for w in _WORD.findall(_THERE_BE.sub("", t))} for t in (text, other)
+    )
+    mine, theirs = ({hedges.get(w, w) for w in f - stop if number_value(w) is None} for f in found)
+    whole = {w.replace("-", "") for w in theirs}
+    out = {w.replace("-", "") if w.replace("-", "") in whole else w for w in mine}
     own = [w.lower() for w in re.findall(r"[^\W\d_][\w'-]*", text)]  # whole words: no "Espa" "a" of "España"
     for x, y in zip(own, own[1:]):
         if x + y in whole:
             out = (out - {x, y}) | {x + y}
     more = len(_WITH.findall(other)) > len(_WITH.findall(text))  # no participle that says "with" (wearing) then
     return out - words("with_participles") if more else out
-
-
-def _words(text: str) -> set[str]:
-    """The content words of ``text`` but numbers, a possessive as its noun, a hedge as its kind (may / might)."""
-    hedges = table("control_hedges")
-    found = {w.lower().strip("'").removesuffix("'s") for w in _WORD.findall(_THERE_BE.sub("", text))}
-    found -= words("stop_words") | words("count_word_values")
-    return {hedges.get(w, w) for w in found if number_value(w) is None}
 
 
 def _sentences(text: str) -> int:
