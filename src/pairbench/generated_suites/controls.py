@@ -28,15 +28,8 @@ def _unmatched(doc, other) -> list:
     forms |= {x.lower_ + w for x, y in _open_compounds(other) for w in (y.lower_, y.lemma_)}
     stems = {t.lower_[:4] for t in other if len(t) >= 4 and t.is_alpha}
     split = {t.i for x, y in _open_compounds(doc) if {x.lower_ + y.lower_, x.lower_ + y.lemma_} & forms for t in (x, y)}
-    return [
-        t
-        for t in doc
-        if t.pos_ in CONTENT
-        and t.i not in split
-        and t.lower_ not in forms
-        and t.lemma_.lower() not in forms
-        and not (len(t) >= 4 and t.lower_[:4] in stems)
-    ]
+    kept = (t for t in doc if t.pos_ in CONTENT and t.i not in split)
+    return [t for t in kept if not {t.lower_, t.lemma_.lower()} & forms and not (len(t) >= 4 and t.lower_[:4] in stems)]
 
 
 def _either_way(differs):
@@ -101,9 +94,8 @@ def _plan(doc) -> bool:
 def other_paraphrase_veto(text: str, nlp) -> str | None:
     """Why a negative control's other paraphrase is no fluent sentence: ``fragment_veto``, or a stray possessive."""
     why = fragment_veto(text)
-    if why is None and _MAYBE_STRAY.search(text) and matches(nlp(text), _STRAY):
-        why = "negative_control.stray_possessive"
-    return why
+    stray = why is None and _MAYBE_STRAY.search(text) and matches(nlp(text), _STRAY)
+    return "negative_control.stray_possessive" if stray else why
 
 
 def _demonstrative_number(da, dp) -> bool:
@@ -140,24 +132,17 @@ def _split_word(da, dp) -> bool:
     opens = {x for d in (da, dp) for x, _ in _open_compounds(d)}  # their first words
     joined = {x.lower_ + y.lower_ for d in (da, dp) for x, y in zip(d, d[1:]) if x not in opens}
     closed = words("closed_compounds")  # never two words: "out side" misspelt even where the other has no outside
-    splits = [
-        {x.lower_ + y.lower_ for x, y in zip(d, d[1:]) if x.whitespace_ and x.lower_ + y.lower_ in closed}
-        for d in (da, dp)
-    ]
+    splits = [{x.lower_ + y.lower_ for x, y in zip(d, d[1:]) if x.whitespace_} & closed for d in (da, dp)]
     return bool((lone_a | lone_p) & joined or splits[0] ^ splits[1])
 
 
 def _tense(doc) -> tuple | None:
     """The main verb's (past, perfect), or None without a finite main verb."""
     root = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
-    if root is None:
-        return None
-    verbs = [root] + kids(root, "aux", "auxpass")
+    verbs = [root] + kids(root, "aux", "auxpass") if root is not None else []
     finite = [t for t in verbs if t.tag_ in ("VBD", "VBZ", "VBP", "MD")]
-    if not finite:
-        return None
-    perfect = root.tag_ == "VBN" and any(c.lemma_ == "have" for c in verbs[1:])
-    return (finite[0].tag_ == "VBD", perfect)
+    perfect = bool(verbs) and root.tag_ == "VBN" and any(c.lemma_ == "have" for c in verbs[1:])
+    return (finite[0].tag_ == "VBD", perfect) if finite else None
 
 
 def _participle_fragment(doc) -> bool:

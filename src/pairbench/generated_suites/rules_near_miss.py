@@ -76,38 +76,6 @@ def same_number_form(old: str, new: str) -> bool:
     return forms[0] == forms[1]
 
 
-def _context_refusal(doc, ent) -> str | None:
-    """Why the rest of the sentence is tied to this entity (chipmaker Intel, Ukrainian parliament, Saddam ... Iraq)."""
-    if matches(doc, "near_miss.ticker"):  # its pattern: a ticker (IBM.N) or an exchange
-        return "near_miss.ticker"
-    if ent.start - 1 in starts(doc, "near_miss.describing_noun"):  # its pattern: the word before
-        return "near_miss.describing_noun"
-    if ent.label_ == "ORG" and ent.start - 1 in starts(doc, "near_miss.company_after_of"):
-        return "near_miss.company_after_of"
-    head = ent.root.head
-    offices = words("institutions") | words("ruler_words")  # the office it modifies (a plural as its singular)
-    named_office = head.i >= ent.end and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}
-    # its pattern: the office it owns (Qatar's emir)
-    if named_office or ent.end in starts(doc, "near_miss.institution"):
-        return "near_miss.institution"
-    if ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound"):
-        return "near_miss.nationality_as_noun"
-    if ent.label_ == "ORG" and ent.root.dep_ in ("compound", "poss", "nmod", "amod") and head.i >= ent.end:
-        return "near_miss.organisation_as_modifier"
-    others = [e for e in doc.ents if e.label_ in words("named_types") and e.start != ent.start]
-    places = [e for e in others if e.label_ in ("GPE", "LOC", "NORP", "FAC")]
-    if ent.label_ in ("PERSON", "ORG") and places and (ent.label_ == "PERSON" or organisation(ent.text) != "company"):
-        return "near_miss.place_beside_person"
-    if ent.label_ in ("GPE", "NORP") and matches(doc, "near_miss.described_place"):  # the island nation
-        return "near_miss.described_place"
-    if ent.label_ in ("GPE", "NORP") and others:
-        return "near_miss.place_beside_name"
-    kinds = {e.label_ for e in others}
-    if ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds:
-        return "near_miss.name_of_same_kind"
-    return None
-
-
 def amount(text: str) -> float | None:
     """The value of a number or amount as written ("$2.81", "4.7 million", "twelve"), or None."""
     value, scale = None, 1.0
@@ -125,33 +93,47 @@ def modest_change(old: str, new: str) -> bool:
 
 
 def _entity_refusal(doc, ent) -> str | None:
-    if doc.text.count(ent.text) > 1:
-        return "near_miss.named_twice"
-    for rid in ("near_miss.after_article", "near_miss.after_title"):  # their patterns: the word before
-        if ent.start - 1 in starts(doc, rid):
-            return rid
+    """Why this entity may not change: its neighbours, or the rest of the sentence tied to it (chipmaker Intel)."""
     prev = doc[ent.start - 1] if ent.start > 0 else None
     nxt = doc[ent.end] if ent.end < len(doc) else None
     capital_before = prev is not None and prev.text[:1].isupper() and prev.is_alpha and prev.whitespace_
     capital_after = nxt is not None and (nxt.text[:1].isupper() or nxt.like_num and ent.label_ not in _NUMERIC_TYPES)
-    if ent.label_ != "CARDINAL" and (capital_before or capital_after):
-        return "near_miss.longer_name"
-    modifier = ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ent.root.head.i >= ent.end
-    if ent.label_ == "PERSON" and modifier:
-        return "near_miss.name_as_modifier"
-    if ent.label_ not in _NUMERIC_TYPES and (why := _context_refusal(doc, ent)) is not None:
+    named, head, before = ent.label_ not in _NUMERIC_TYPES, ent.root.head, ent.start - 1
+    ahead = head.i >= ent.end  # the entity modifies a word after it
+    modifier = ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ahead
+    org_modifier = ent.label_ == "ORG" and ent.root.dep_ in ("compound", "poss", "nmod", "amod") and ahead
+    person_or_org = ent.label_ == "PERSON" or ent.label_ == "ORG" and organisation(ent.text) != "company"
+    offices = words("institutions") | words("ruler_words")  # the office it modifies (a plural as its singular)
+    named_office = ahead and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}
+    others = [e for e in doc.ents if e.label_ in words("named_types") and e.start != ent.start]
+    places, kinds = [e for e in others if e.label_ in ("GPE", "LOC", "NORP", "FAC")], {e.label_ for e in others}
+    counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # no date or time counts
+    counts -= sum(t.like_num for t in ent[1:])  # nor a number inside the entity after its first token
+    checks = (  # a registry pattern (the word before: after_article ... describing_noun), or as said
+        ("near_miss.named_twice", doc.text.count(ent.text) > 1),
+        ("near_miss.after_article", before in starts(doc, "near_miss.after_article")),
+        ("near_miss.after_title", before in starts(doc, "near_miss.after_title")),
+        ("near_miss.longer_name", ent.label_ != "CARDINAL" and (capital_before or capital_after)),
+        ("near_miss.name_as_modifier", ent.label_ == "PERSON" and modifier),
+        ("near_miss.ticker", named and matches(doc, "near_miss.ticker")),  # a ticker (IBM.N) or an exchange
+        ("near_miss.describing_noun", named and before in starts(doc, "near_miss.describing_noun")),
+        ("near_miss.company_after_of", ent.label_ == "ORG" and before in starts(doc, "near_miss.company_after_of")),
+        ("near_miss.institution", named and (named_office or ent.end in starts(doc, "near_miss.institution"))),
+        ("near_miss.nationality_as_noun", ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound")),
+        ("near_miss.organisation_as_modifier", org_modifier),
+        ("near_miss.place_beside_person", places and person_or_org),  # not a company beside a place
+        ("near_miss.described_place", ent.label_ in ("GPE", "NORP") and matches(doc, "near_miss.described_place")),
+        ("near_miss.place_beside_name", ent.label_ in ("GPE", "NORP") and others),
+        ("near_miss.name_of_same_kind", named and (ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds)),
+        ("near_miss.glued_entity", ent.end - 1 in starts(doc, "near_miss.glued_entity")),  # glued to what follows
+        ("numerical.several_numbers", ent.label_ in ("MONEY", "PERCENT") and counts > 1),
+    )
+    if (why := next((rid for rid, found in checks if found), None)) is not None or ent.label_ != "CARDINAL":
         return why
-    if ent.end - 1 in starts(doc, "near_miss.glued_entity"):  # glued to what follows
-        return "near_miss.glued_entity"
-    counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # dates and times count nothing
-    if ent.label_ in ("MONEY", "PERCENT") and counts > 1 + sum(t.like_num for t in ent[1:]):
+    if len(ent) != 1 or counts != 1:
         return "numerical.several_numbers"
-    if ent.label_ == "CARDINAL":
-        if len(ent) != 1 or counts != 1:
-            return "numerical.several_numbers"
-        why = number_refusal(doc, ent[0])
-        return None if why in _TEN_TIMES else why
-    return None
+    why = number_refusal(doc, ent[0])
+    return None if why in _TEN_TIMES else why
 
 
 def _too_large(ent, new: str) -> bool:
