@@ -22,8 +22,7 @@ def _word_values() -> dict[str, int]:
 
 def number_value(text: str) -> Decimal | None:
     """The value of a digit string (``1,200``, ``3.5``) or a number word of ``number_words_x10`` either way."""
-    value = _word_values().get(text.lower())
-    if value is not None:
+    if (value := _word_values().get(text.lower())) is not None:
         return Decimal(value)
     return Decimal(text.replace(",", "")) if _DIGITS.match(text) else None  # the pattern is a valid Decimal
 
@@ -125,9 +124,7 @@ def indefinite_article(number: str) -> str:
 def article_refusal(doc, token, new: str) -> str | None:
     """An indefinite article before the number that ``new`` would not agree with ("a eight-month"), or None."""
     prev = doc[token.i - 1].lower_ if token.i > 0 else ""
-    if prev in ("a", "an") and prev != indefinite_article(new):
-        return "numerical.article_agreement"
-    return None
+    return "numerical.article_agreement" if prev in ("a", "an") and prev != indefinite_article(new) else None
 
 
 def numerical(doc, ctx=None) -> Made:

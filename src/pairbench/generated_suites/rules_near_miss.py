@@ -28,11 +28,9 @@ def well_formed(ent) -> bool:
 def fine_type(ent, company_texts) -> str | None:
     """The entity's fine type (a person by its words, a place, an organisation, a number by its unit), or None."""
     text = ent.text
-    if ent.label_ == "PERSON":
+    if ent.label_ == "PERSON":  # not after a title, nor the name of a place, group or organisation
         titled = ent.start in starts(ent.doc, "near_miss.after_title")
-        if titled or place_or_group(text) or organisation(text) is not None:
-            return None
-        return f"person:{len(ent)}"
+        return None if titled or place_or_group(text) or organisation(text) is not None else f"person:{len(ent)}"
     if ent.label_ in ("GPE", "NORP"):
         return kind_of(text, ent.label_)
     if ent.label_ == "ORG":
@@ -136,15 +134,6 @@ def _entity_refusal(doc, ent) -> str | None:
     return None if why in _TEN_TIMES else why
 
 
-def _too_large(ent, new: str) -> bool:
-    """A count past the bound of its noun (two players sent off: not 20), or a total of 1,000 or more made larger."""
-    if ent.label_ != "CARDINAL":
-        return False
-    value, old = amount(new) or 0, amount(ent.text) or 0
-    bound = count_bound(ent[0])
-    return bound is not None and value > bound or old >= 1000 and value > old
-
-
 def near_miss(doc, ctx) -> Made:
     """One named entity (or number) replaced by another of its fine type (a person's of the same gender)."""
     ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES]
@@ -168,6 +157,10 @@ def near_miss(doc, ctx) -> Made:
             continue
         candidates = ctx.entities.get(kind, [])
         step = (small_step(ent.text) or "").lower() if ent.label_ == "CARDINAL" else ""
+        # no count past the bound of its noun (two players sent off: not 20), nor a total of 1,000 or more made larger
+        old = amount(ent.text) or 0
+        limits = (count_bound(ent[0]), old if old >= 1000 else None) if ent.label_ == "CARDINAL" else ()
+        limit = min((b for b in limits if b is not None), default=None)
         pool = [
             t
             for t in candidates
@@ -176,7 +169,7 @@ def near_miss(doc, ctx) -> Made:
             and not same_thing(t, ent.text)
             and (ent.label_ not in _NUMERIC_TYPES or same_number_form(ent.text, t) and modest_change(ent.text, t))
             and t.lower() != step  # the numerical rule's small step: the two categories stay apart
-            and not _too_large(ent, t)
+            and not (limit is not None and (amount(t) or 0) > limit)
         ]
         if not pool:
             continue
@@ -187,6 +180,5 @@ def near_miss(doc, ctx) -> Made:
             new = new[:1].upper() + new[1:] if ent.text[:1].isupper() else new.lower()
         elif ent.start == 0:  # the first word keeps its case
             new = (new[:1].upper() if ent.text[:1].isupper() else new[:1].lower()) + new[1:]
-        text = doc.text[: ent.start_char] + new + doc.text[ent.end_char :]
-        return Made(text, f"near_miss:{ent.label_.lower()}")
+        return Made(doc.text[: ent.start_char] + new + doc.text[ent.end_char :], f"near_miss:{ent.label_.lower()}")
     raise Refuse(why)
