@@ -142,9 +142,7 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         agreed = all(old == "is" and new == "are" or new in _lemmas(old) - {old} for old, new in agreeing)
         return (noun in _lemmas(plural) - {plural} or (noun, plural) == ("person", "people")) and agreed
     if category == "numerical":
-        return _one_replace(
-            ta, tb, lambda x, y: number_value(x) not in (None, 0) and number_value(y) == number_value(x) * 10
-        )
+        return _one_replace(ta, tb, lambda x, y: (v := number_value(x)) not in (None, 0) and number_value(y) == v * 10)
     if category == "temporal":  # one word, or a relation of PHRASES ("ahead of" -> "after")
         phrases = [[_op(phrase.split(), [into])] for phrase, into in table("temporal_phrases").items()]
         inverse = table("temporal_relations") | table("temporal_sequence_adverbs")  # then -> earlier
@@ -191,18 +189,15 @@ def _name_runs(text: str) -> list[list[str]]:
 
 def _named_alike(text: str, other: str) -> set[str]:
     """The name words of ``text`` that ``other`` writes in another form (General Electric / GE, Kevin Rudd / Rudd)."""
-    own, acronyms = tokens(other), _acronyms(other)
-    out = _acronyms(text) & {"".join(w[0] for w in sub) for r in _name_runs(other) for sub in _sub_runs(r)}
-    for r in _name_runs(text):
-        out |= {w for sub in _sub_runs(r) if "".join(x[0] for x in sub) in acronyms for w in sub}
+    own, acronyms, runs = tokens(other), _acronyms(other), {t: _name_runs(t) for t in (text, other)}
+    # the stretches of two words or more of each run of names, by their initials
+    subs = {t: [r[i:j] for r in rs for i in range(len(r)) for j in range(i + 2, len(r) + 1)] for t, rs in runs.items()}
+    out = _acronyms(text) & {"".join(w[0] for w in sub) for sub in subs[other]}
+    out |= {w for sub in subs[text] if "".join(x[0] for x in sub) in acronyms for w in sub}
+    for r in runs[text]:
         out |= {r[0]} if len(r) == 2 and r[1] in own else set()  # a first name; a second word after one it has alone
         out |= {r[1]} if len(r) == 2 and r[0] in own and r[0] not in words("not_names") else set()
     return out
-
-
-def _sub_runs(run: list[str]) -> list[list[str]]:
-    """The stretches of two words or more of a run of names."""
-    return [run[i:j] for i in range(len(run)) for j in range(i + 2, len(run) + 1)]
 
 
 def _acronyms(text: str) -> set[str]:

@@ -37,8 +37,6 @@ _ARTICLE_CLASH = re.compile(r"(?:^A|\ba) (?![Oo]nc?e\b|[Ee][uw])[aeioAEIO][a-z]"
 _A_PLURAL = re.compile(r"\b[Aa]n? (?:young |old |little )?(?:men|women|children|people)\b")
 _SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")
 CUT_WORDS = 20
-# the entity_swap refusals of a registry pattern, by the token each starts at (at a tie, the first here)
-_SWAP_CHECKS = ("check.swap_two_objects", "check.swap_light_verb_idiom", "check.swap_pronoun")
 
 
 def changed(a: str, b: str) -> tuple[int, str, str]:
@@ -113,7 +111,8 @@ def _negation(doc, a, made):
 
 
 def _entity_swap(doc, a, made):
-    found = [(i, k, rid) for k, rid in enumerate(_SWAP_CHECKS) for i in _at(doc, rid)]
+    swaps = ("check.swap_two_objects", "check.swap_light_verb_idiom", "check.swap_pronoun")  # at a tie, the first
+    found = [(i, k, rid) for k, rid in enumerate(swaps) for i in _at(doc, rid)]  # by the token each pattern starts at
     named = {n.lemma_ for n in doc if n.pos_ == "NOUN"}  # the verb's event named again: visited ... the first visit
     again = [t.i for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB" and t.lemma_ in named]
     return min(found + [(i, 3, "check.swap_event_named_again") for i in again], default=(0, 0, None))[2]
