@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from functools import lru_cache
+from itertools import dropwhile
 
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import table, words
@@ -40,12 +41,8 @@ def numbers_in(doc):
 
 def _unit(doc, token) -> str:
     """The unit after a number (its scale word skipped): "percent", "%", "cents", or ""."""
-    j = token.i + 1
-    while j < len(doc) and doc[j].lower_ in words("scale_words"):
-        j += 1
-    if j < len(doc) and doc[j].lower_ == "per" and j + 1 < len(doc) and doc[j + 1].lower_ == "cent":
-        return "per cent"
-    return doc[j].lower_ if j < len(doc) else ""
+    rest = list(dropwhile(lambda w: w in words("scale_words"), (t.lower_ for t in doc[token.i + 1 :])))
+    return "per cent" if rest[:2] == ["per", "cent"] else (rest or [""])[0]
 
 
 def count_bound(token) -> int | None:

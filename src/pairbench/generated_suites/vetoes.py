@@ -249,12 +249,10 @@ def compound(word: str, speller) -> bool:
 
 def misspelt(text: str) -> bool:
     """A lower-case word no word list knows ("slced"); not in an all-lower-case sentence (its names too)."""
-    if not re.search(r"[A-Z]", text):
-        return False
     stripped = (w.strip(".,;:!?\"'()[]‘’“”") for w in text.split())
-    words = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()]
+    lower = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()] if re.search(r"[A-Z]", text) else []
     speller = _speller()
-    for word in speller.unknown(words):
+    for word in speller.unknown(lower):
         forms = {re.sub(pattern, into, word) for pattern, into in table("british_spellings").items()}
         if not any(form in speller for form in forms) and not compound(word, speller):
             return True
