@@ -207,12 +207,10 @@ def _acronyms(text: str) -> set[str]:
 
 def _hedges(ts: list[str]) -> set[str]:
     """Kinds of hedge of a token list: possible (may, could), future (will, set to), hedge (probably), report."""
-    hedges = table("control_hedges")
-    out = {hedges[t] for t in ts if t in hedges}
-    out |= {hedges[f"{t} {u}"] for t, u in itertools.pairwise(ts) if f"{t} {u}" in hedges}  # set to, going to
-    if ts[-2:] in ([":", "source"], [":", "sources"], ["-", "source"], ["-", "sources"]):
-        out.add("report")  # "Romney picks Ryan as running mate: source": the claim is a source's
-    return out
+    hedges, grams = table("control_hedges"), ts + [f"{t} {u}" for t, u in itertools.pairwise(ts)]  # set to, going to
+    # "Romney picks Ryan as running mate: source": the claim is a source's
+    source = ts[-2:] in ([":", "source"], [":", "sources"], ["-", "source"], ["-", "sources"])
+    return {hedges[g] for g in grams if g in hedges} | ({"report"} if source else set())
 
 
 def _numbers(ts: list[str]) -> set:

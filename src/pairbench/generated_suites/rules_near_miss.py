@@ -35,8 +35,7 @@ def fine_type(ent, company_texts) -> str | None:
         return kind_of(text, ent.label_)
     if ent.label_ == "ORG":
         return organisation(text) or ("company" if text in company_texts else None)
-    unit = " ".join(t.lower_ for t in ent if not t.like_num)
-    return f"{ent.label_.lower()}:{unit}"
+    return f"{ent.label_.lower()}:{' '.join(t.lower_ for t in ent if not t.like_num)}"  # a number by its unit
 
 
 def entity_inventory(docs) -> dict[str, list[str]]:
@@ -44,12 +43,10 @@ def entity_inventory(docs) -> dict[str, list[str]]:
     also by the anchors' pronoun gender, ``person:2:m``); ``_companies``: organisations written with a suffix."""
     docs = list(docs)
     labels: dict[str, set] = {}
-    company_texts = set()
-    for doc in docs:
-        for e in doc.ents:
-            labels.setdefault(e.text, set()).add(e.label_)
-            if e.label_ == "ORG" and e.end in starts(doc, "near_miss.org"):  # its pattern: "Sony Corp.", a company
-                company_texts.add(e.text)
+    for e in (e for doc in docs for e in doc.ents):
+        labels.setdefault(e.text, set()).add(e.label_)
+    orgs = ((doc, e) for doc in docs for e in doc.ents if e.label_ == "ORG")  # its pattern: "Sony Corp.", a company
+    company_texts = {e.text for doc, e in orgs if e.end in starts(doc, "near_miss.org")}
     counts: Counter = Counter()
     genders: dict[str, set] = {}
     for doc in docs:
