@@ -145,17 +145,14 @@ def _quantifier(doc, a, made):
     return "check.quantifier_fixed_no" if fixed else None
 
 
-VETOES = dict(
-    hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss, quantifier=_quantifier
-)
-
-
 def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
     """Why the made pair is refused after all, or None."""
     x, y = _IN_WORD.sub("", a), _IN_WORD.sub("", made.text)
     if any(x.count(q) != y.count(q) for q in "\"'“”‘’") or x[:1] != y[:1] and not (x[:1] + y[:1]).isalnum():
         return "check.quotes_moved"
-    check = VETOES.get(category)
+    check = dict(
+        hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss, quantifier=_quantifier
+    ).get(category)
     return check(doc, a, made) if check else None
 
 
