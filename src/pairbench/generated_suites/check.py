@@ -163,9 +163,7 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return sorted(ta) == sorted(tb)
     if category == "near_miss":
         return [op[0] for op in _ops(ta, tb)] == ["replace"]
-    if category in ("positive_control", "negative_control"):
-        return a != b
-    return False
+    return category in ("positive_control", "negative_control") and a != b
 
 
 def _unnamed(text: str, other: str) -> set[str]:

@@ -79,9 +79,7 @@ def number_refusal(doc, token) -> str | None:
     bound = table("bounded_units").get(_unit(doc, token))
     if bound is not None and value * 10 > bound:
         return "numerical.out_of_bounds"
-    if value == 2 and matches(doc, "numerical.pair"):  # each other, between, both: its pattern
-        return "numerical.pair"
-    return None
+    return "numerical.pair" if value == 2 and matches(doc, "numerical.pair") else None  # each other, between, both
 
 
 def fixed_number(doc, token) -> str | None:
@@ -102,9 +100,7 @@ def fixed_number(doc, token) -> str | None:
     counted = token.dep_ == "nummod" and token.head.i > token.i and token.head.lower_ not in ("year", "years")
     value = number_value(token.text) or 0
     bare = not counted and 10 <= value <= 80 and (not nxt or doc[token.i + 1].pos_ not in ("VERB", "ADJ", "NOUN"))
-    if prev in words("threshold_words") and (age or bare and prev != "least"):
-        return "numerical.age_threshold"
-    return None
+    return "numerical.age_threshold" if prev in words("threshold_words") and (age or bare and prev != "least") else None
 
 
 def name_number(token) -> bool:

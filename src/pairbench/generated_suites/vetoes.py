@@ -248,12 +248,9 @@ def misspelt(text: str) -> bool:
     """A lower-case word no word list knows ("slced"); not in an all-lower-case sentence (its names too)."""
     stripped = (w.strip(".,;:!?\"'()[]‘’“”") for w in text.split())
     lower = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()] if re.search(r"[A-Z]", text) else []
-    speller = _speller()
-    for word in speller.unknown(lower):
-        forms = {re.sub(pattern, into, word) for pattern, into in table("british_spellings").items()}
-        if not any(form in speller for form in forms) and not compound(word, speller):
-            return True
-    return False
+    speller, british = _speller(), table("british_spellings").items()  # a British form the speller knows: known
+    unknown = speller.unknown(lower)
+    return any(not any(re.sub(p, r, w) in speller for p, r in british) and not compound(w, speller) for w in unknown)
 
 
 # (registry id, is text ``t`` flawed so?), tried in order: the first counts
