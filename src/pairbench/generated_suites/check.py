@@ -61,18 +61,12 @@ def _negation(a, b, variant) -> bool:
     if variant == "do_support_coordinated":  # "opens a drawer and climbs" -> "does not open a drawer or climb"
         if len(b) != len(a) + 2:
             return False
-        bases, verbs, ors = list(a), 0, 0  # ``a`` with each verb after the first change in base form, "and" as "or"
         start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
-        for i in range(start + 1, len(a)):
-            old, new = a[i], b[i + 2]
-            if (old, new) == ("and", "or"):
-                ors += 1
-            elif old != new and new in _lemmas(old):
-                verbs += 1
-            else:
-                continue
-            bases[i] = new
-        return ors >= 1 and verbs <= ors and _negation(bases, b, "do_support")
+        later = [(i, a[i], b[i + 2]) for i in range(start + 1, len(a))]  # after the first change
+        ors = {i: new for i, old, new in later if (old, new) == ("and", "or")}
+        verbs = {i: new for i, old, new in later if i not in ors and old != new and new in _lemmas(old)}  # base forms
+        bases = [ors.get(i, verbs.get(i, w)) for i, w in enumerate(a)]
+        return len(ors) >= 1 and len(verbs) <= len(ors) and _negation(bases, b, "do_support")
     do_support = ("do_support", "caption_do_support", "headline_do_support")
     if variant in ("insert_not", "caption_not", *do_support) and "any" not in a:
         b = ["some" if w == "any" else w for w in b]  # "preparing some food" -> "not preparing any food"
