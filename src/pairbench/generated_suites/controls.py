@@ -45,7 +45,7 @@ def _modified(doc, other) -> set[str]:
 
 
 def _noun_dropped(doc, other) -> bool:
-    """A noun (not a light one) ``doc`` alone has, where ``other`` has nothing in its place ("Still, ...": an adverb)."""
+    """A noun (not a light one) ``doc`` alone has, where ``other`` has nothing in its place (or an adverb: "Still")."""
     nouns = [t for t in _unmatched(doc, other) if t.pos_ == "NOUN" and t.lemma_.lower() not in words("light_nouns")]
     return bool(nouns) and not [t for t in _unmatched(other, doc) if t.pos_ != "ADV"]
 
@@ -143,7 +143,7 @@ def _participle_fragment(doc) -> bool:
 
 
 def _preposition_dropped(doc, other) -> bool:
-    """A noun after a preposition in ``doc`` (its pattern), the same verb's bare object in ``other`` (on a couch / couch)."""
+    """A noun after a preposition in ``doc`` (its pattern), the verb's bare object in ``other`` (on a couch / couch)."""
     marks = ("det", "poss", "nummod", "predet")
     for verb, _, noun, _ in dep_matches(doc, "positive_control.preposition_dropped"):
         same = [m for m in other if m.pos_ == noun.pos_ and m.lemma_.lower() == noun.lemma_.lower()]

@@ -21,8 +21,7 @@ def well_formed(ent) -> bool:
     """A name in capitals (at most four words) or a number of one or two tokens: the parser is likely right."""
     if ent.label_ in _NUMERIC_TYPES:
         return len(ent) <= 2 and any(t.like_num for t in ent)
-    alpha = [t for t in ent if t.is_alpha]
-    return 0 < len(ent) <= 4 and len(alpha) == len(ent) and all(t.text[:1].isupper() for t in alpha)
+    return 0 < len(ent) <= 4 and all(t.is_alpha and t.text[:1].isupper() for t in ent)
 
 
 def fine_type(ent, company_texts) -> str | None:
