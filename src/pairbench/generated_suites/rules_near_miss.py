@@ -38,8 +38,7 @@ def fine_type(ent, company_texts) -> str | None:
 
 
 def entity_inventory(docs) -> dict[str, list[str]]:
-    """The pool of near_miss by fine type: well-formed entities of one label seen in two anchors or more (a person
-    also by the anchors' pronoun gender, ``person:2:m``); ``_companies``: organisations written with a suffix."""
+    """The near_miss pool per fine type (``person:2:m``: by pronoun gender): entities of one label in 2+ anchors."""
     docs = list(docs)
     labels: dict[str, set] = {}
     for e in (e for doc in docs for e in doc.ents):
@@ -55,7 +54,7 @@ def entity_inventory(docs) -> dict[str, list[str]]:
         pronouns = {table("pronoun_gender").get(t.lower_) for t in doc} & {"m", "f"}  # the anchor's pronoun gender
         for _, text in found:
             genders.setdefault(text, set()).add("".join(pronouns) if len(pronouns) == 1 else "")
-    pool: dict[str, list[str]] = {"_companies": sorted(company_texts)}
+    pool: dict[str, list[str]] = {"_companies": sorted(company_texts)}  # organisations written with a suffix
     for (kind, text), n in sorted(counts.items()):
         if n >= 2:
             pool.setdefault(kind, []).append(text)
