@@ -55,11 +55,10 @@ def entity_inventory(docs) -> dict[str, list[str]]:
         for _, text in found:
             genders.setdefault(text, set()).add("".join(pronouns) if len(pronouns) == 1 else "")
     pool: dict[str, list[str]] = {"_companies": sorted(company_texts)}  # organisations written with a suffix
-    for (kind, text), n in sorted(counts.items()):
-        if n >= 2:
-            pool.setdefault(kind, []).append(text)
-            if kind.startswith("person") and len(genders[text] - {""}) == 1:
-                pool.setdefault(f"{kind}:{(genders[text] - {''}).pop()}", []).append(text)
+    for kind, text in sorted(found for found, n in counts.items() if n >= 2):
+        pool.setdefault(kind, []).append(text)
+        if kind.startswith("person") and len(genders[text] - {""}) == 1:
+            pool.setdefault(f"{kind}:{(genders[text] - {''}).pop()}", []).append(text)
     return pool
 
 
