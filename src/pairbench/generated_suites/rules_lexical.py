@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from functools import lru_cache
+from itertools import dropwhile
 
 from pairbench.generated_suites.edits import Made, Refuse, rebuild
 from pairbench.generated_suites.lexicon import table, words
@@ -22,17 +23,9 @@ def _word_values() -> dict[str, int]:
 
 def number_value(text: str) -> Decimal | None:
     """The value of a digit string (``1,200``, ``3.5``) or a number word of ``number_words_x10`` either way."""
-    value = _word_values().get(text.lower())
-    if value is not None:
+    if (value := _word_values().get(text.lower())) is not None:
         return Decimal(value)
     return Decimal(text.replace(",", "")) if _DIGITS.match(text) else None  # the pattern is a valid Decimal
-
-
-def _times_ten(text: str) -> str:
-    grouped = "," in text
-    value = Decimal(text.replace(",", "")) * 10
-    decimals = max(0, len(text.partition(".")[2]) - 1)
-    return f"{value:,.{decimals}f}" if grouped else f"{value:.{decimals}f}"
 
 
 def is_year(token) -> bool:
@@ -40,8 +33,7 @@ def is_year(token) -> bool:
 
 
 def numbers_in(doc):
-    """Every number of the sentence (digits, number words, "one" counting a noun, scale words alone); no year, nor what
-    no_number's pattern passes over (a rank, the scale word of "4.7 million", the pronoun of "a final one")."""
+    """Every number of the sentence but a year and what no_number's pattern passes over (a rank, "a final one")."""
     passed = ends(doc, "numerical.no_number")
     numbers = [t for t in doc if t.like_num or number_value(t.text) is not None or t.lower_ in words("plural_scales")]
     return [t for t in numbers if t.i not in passed and not is_year(t)]
@@ -49,19 +41,14 @@ def numbers_in(doc):
 
 def _unit(doc, token) -> str:
     """The unit after a number (its scale word skipped): "percent", "%", "cents", or ""."""
-    j = token.i + 1
-    while j < len(doc) and doc[j].lower_ in words("scale_words"):
-        j += 1
-    if j < len(doc) and doc[j].lower_ == "per" and j + 1 < len(doc) and doc[j + 1].lower_ == "cent":
-        return "per cent"
-    return doc[j].lower_ if j < len(doc) else ""
+    rest = list(dropwhile(lambda w: w in words("scale_words"), (t.lower_ for t in doc[token.i + 1 :])))
+    return "per cent" if rest[:2] == ["per", "cent"] else (rest or [""])[0]
 
 
 def count_bound(token) -> int | None:
-    """The natural bound of the noun a number counts (11 players, 50 states; ``event_bounds`` by context), or None;
-    its pattern finds the noun: its head after it ("5 workers"), or the object of "dozens of" ("states")."""
+    """The natural bound of the noun a number counts (11 players, 50 states; ``event_bounds`` by context), or None."""
     rid = "numerical.x10_passes_noun_bound"
-    noun = next((m[-1].lower_ for m in rooted(token.doc, rid, token)), "")
+    noun = next((m[-1].lower_ for m in rooted(token.doc, rid, token)), "")  # 5 workers, dozens of states
     bound = table("noun_bounds").get(noun) or table("event_bounds").get(noun)
     context = {t.lemma_.lower() for t in token.doc} if isinstance(bound, dict) else ()
     return next((b for w, b in bound.items() if w in context), None) if context else bound
@@ -92,18 +79,12 @@ def number_refusal(doc, token) -> str | None:
     bound = table("bounded_units").get(_unit(doc, token))
     if bound is not None and value * 10 > bound:
         return "numerical.out_of_bounds"
-    if value == 2 and matches(doc, "numerical.pair"):  # each other, between, both: its pattern
-        return "numerical.pair"
-    return None
-
-
-FIXED_SHAPES = ("numerical.time_ago", "numerical.score", "numerical.clock_duration")
+    return "numerical.pair" if value == 2 and matches(doc, "numerical.pair") else None  # each other, between, both
 
 
 def fixed_number(doc, token) -> str | None:
-    """Why a number may not change by any step: a date, score or recorded time (FIXED_SHAPES), an idiom ("my
-    two cents"), a year or era ("400 AD"), a part of a total ("the first of three") or an age a rule sets ("under 18")."""
-    for rid in FIXED_SHAPES:  # their patterns: two days ago, scored 45 runs, 2 hours and 10 minutes
+    """Why a number may not change by any step: a date, score, time, idiom, era, part of a total or age (under 18)."""
+    for rid in ("numerical.time_ago", "numerical.score", "numerical.clock_duration"):  # two days ago, scored 45 runs
         if inside(doc, rid, token):
             return rid
     low = " " + " ".join(t.lower_ for t in doc) + " "
@@ -119,27 +100,12 @@ def fixed_number(doc, token) -> str | None:
     counted = token.dep_ == "nummod" and token.head.i > token.i and token.head.lower_ not in ("year", "years")
     value = number_value(token.text) or 0
     bare = not counted and 10 <= value <= 80 and (not nxt or doc[token.i + 1].pos_ not in ("VERB", "ADJ", "NOUN"))
-    if prev in words("threshold_words") and (age or bare and prev != "least"):
-        return "numerical.age_threshold"
-    return None
+    return "numerical.age_threshold" if prev in words("threshold_words") and (age or bare and prev != "least") else None
 
 
 def name_number(token) -> bool:
     """A number word capitalised inside the sentence: part of a name (the Big Four)."""
     return token.i > 0 and token.is_alpha and token.text[:1].isupper()
-
-
-def _x10_refusal(doc, token) -> str | None:
-    """Why ten times this count would not fit (a handful in words, a weight, a handful per day or week)."""
-    if token.lower_ in table("number_words_x10"):
-        return "numerical.handful_in_words"
-    if _unit(doc, token) in words("body_units"):
-        return "numerical.body_unit"
-    after = max(token.head.i, token.i) + 1  # its pattern: a period right after the count and its noun
-    periodic = after in starts(doc, "numerical.handful_per_period")
-    if periodic and (number_value(token.text) or 0) < 10:
-        return "numerical.handful_per_period"
-    return None
 
 
 def indefinite_article(number: str) -> str:
@@ -151,9 +117,7 @@ def indefinite_article(number: str) -> str:
 def article_refusal(doc, token, new: str) -> str | None:
     """An indefinite article before the number that ``new`` would not agree with ("a eight-month"), or None."""
     prev = doc[token.i - 1].lower_ if token.i > 0 else ""
-    if prev in ("a", "an") and prev != indefinite_article(new):
-        return "numerical.article_agreement"
-    return None
+    return "numerical.article_agreement" if prev in ("a", "an") and prev != indefinite_article(new) else None
 
 
 def numerical(doc, ctx=None) -> Made:
@@ -167,8 +131,17 @@ def numerical(doc, ctx=None) -> Made:
     token = counts[0] if counts else numbers[0]
     if token.lower_ in table("number_words_x10").values() or (number_value(token.text) is None):
         raise Refuse("numerical.counts_no_noun")
-    why = fixed_number(doc, token) or number_refusal(doc, token) or _x10_refusal(doc, token)
-    new = _times_ten(token.text) if why is None else None
-    if (why := why or article_refusal(doc, token, new)) is not None:
+    per_period = max(token.head.i, token.i) + 1 in starts(doc, "numerical.handful_per_period")  # after count and noun
+    x10 = (  # ten times this count would not fit: a handful in words, a weight, a handful per day or week
+        ("numerical.handful_in_words", token.lower_ in table("number_words_x10")),
+        ("numerical.body_unit", _unit(doc, token) in words("body_units")),
+        ("numerical.handful_per_period", per_period and number_value(token.text) < 10),
+    )
+    why = fixed_number(doc, token) or number_refusal(doc, token) or next((rid for rid, found in x10 if found), None)
+    if why is None:
+        value, decimals = Decimal(token.text.replace(",", "")) * 10, max(0, len(token.text.partition(".")[2]) - 1)
+        new = f"{value:,.{decimals}f}" if "," in token.text else f"{value:.{decimals}f}"
+        why = article_refusal(doc, token, new)
+    if why is not None:
         raise Refuse(why)
     return Made(rebuild(doc, {token.i: new}), "numerical:digits_x10")

@@ -21,57 +21,44 @@ def well_formed(ent) -> bool:
     """A name in capitals (at most four words) or a number of one or two tokens: the parser is likely right."""
     if ent.label_ in _NUMERIC_TYPES:
         return len(ent) <= 2 and any(t.like_num for t in ent)
-    alpha = [t for t in ent if t.is_alpha]
-    return 0 < len(ent) <= 4 and len(alpha) == len(ent) and all(t.text[:1].isupper() for t in alpha)
-
-
-def _gender(doc) -> str:
-    genders = {table("pronoun_gender").get(t.lower_) for t in doc}
-    male, female = "m" in genders, "f" in genders
-    return "" if male == female else ("m" if male else "f")
+    return 0 < len(ent) <= 4 and all(t.is_alpha and t.text[:1].isupper() for t in ent)
 
 
 def fine_type(ent, company_texts) -> str | None:
     """The entity's fine type (a person by its words, a place, an organisation, a number by its unit), or None."""
     text = ent.text
-    if ent.label_ == "PERSON":
+    if ent.label_ == "PERSON":  # not after a title, nor the name of a place, group or organisation
         titled = ent.start in starts(ent.doc, "near_miss.after_title")
-        if titled or place_or_group(text) or organisation(text) is not None:
-            return None
-        return f"person:{len(ent)}"
+        return None if titled or place_or_group(text) or organisation(text) is not None else f"person:{len(ent)}"
     if ent.label_ in ("GPE", "NORP"):
         return kind_of(text, ent.label_)
     if ent.label_ == "ORG":
         return organisation(text) or ("company" if text in company_texts else None)
-    unit = " ".join(t.lower_ for t in ent if not t.like_num)
-    return f"{ent.label_.lower()}:{unit}"
+    return f"{ent.label_.lower()}:{' '.join(t.lower_ for t in ent if not t.like_num)}"  # a number by its unit
 
 
 def entity_inventory(docs) -> dict[str, list[str]]:
-    """The pool of near_miss by fine type: well-formed entities of one label seen in two anchors or more (a person
-    also by the anchors' pronoun gender, ``person:2:m``); ``_companies``: organisations written with a suffix."""
+    """The near_miss pool per fine type (``person:2:m``: by pronoun gender): entities of one label in 2+ anchors."""
     docs = list(docs)
     labels: dict[str, set] = {}
-    company_texts = set()
-    for doc in docs:
-        for e in doc.ents:
-            labels.setdefault(e.text, set()).add(e.label_)
-            if e.label_ == "ORG" and e.end in starts(doc, "near_miss.org"):  # its pattern: "Sony Corp.", a company
-                company_texts.add(e.text)
+    for e in (e for doc in docs for e in doc.ents):
+        labels.setdefault(e.text, set()).add(e.label_)
+    orgs = ((doc, e) for doc in docs for e in doc.ents if e.label_ == "ORG")  # its pattern: "Sony Corp.", a company
+    company_texts = {e.text for doc, e in orgs if e.end in starts(doc, "near_miss.org")}
     counts: Counter = Counter()
     genders: dict[str, set] = {}
     for doc in docs:
         ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES and well_formed(e) and len(labels[e.text]) == 1]
         found = {(kind, e.text) for e in ents if (kind := fine_type(e, company_texts)) is not None}
         counts.update(found)  # counted once per anchor
+        pronouns = {table("pronoun_gender").get(t.lower_) for t in doc} & {"m", "f"}  # the anchor's pronoun gender
         for _, text in found:
-            genders.setdefault(text, set()).add(_gender(doc))
-    pool: dict[str, list[str]] = {"_companies": sorted(company_texts)}
-    for (kind, text), n in sorted(counts.items()):
-        if n >= 2:
-            pool.setdefault(kind, []).append(text)
-            if kind.startswith("person") and len(genders[text] - {""}) == 1:
-                pool.setdefault(f"{kind}:{(genders[text] - {''}).pop()}", []).append(text)
+            genders.setdefault(text, set()).add("".join(pronouns) if len(pronouns) == 1 else "")
+    pool: dict[str, list[str]] = {"_companies": sorted(company_texts)}  # organisations written with a suffix
+    for kind, text in sorted(found for found, n in counts.items() if n >= 2):
+        pool.setdefault(kind, []).append(text)
+        if kind.startswith("person") and len(genders[text] - {""}) == 1:
+            pool.setdefault(f"{kind}:{(genders[text] - {''}).pop()}", []).append(text)
     return pool
 
 
@@ -79,40 +66,6 @@ def same_number_form(old: str, new: str) -> bool:
     """Both numbers in digits or both in words, and both one or both not, so the sentence keeps its agreement."""
     forms = [(any(c.isdigit() for c in t), t.strip().lower() in ("1", "one")) for t in (old, new)]
     return forms[0] == forms[1]
-
-
-def _context_refusal(doc, ent) -> str | None:
-    """Why the rest of the sentence is tied to this entity (chipmaker Intel, Ukrainian parliament, Saddam ... Iraq)."""
-    if ent.label_ in _NUMERIC_TYPES:
-        return None
-    if matches(doc, "near_miss.ticker"):  # its pattern: a ticker (IBM.N) or an exchange
-        return "near_miss.ticker"
-    if ent.start - 1 in starts(doc, "near_miss.describing_noun"):  # its pattern: the word before
-        return "near_miss.describing_noun"
-    if ent.label_ == "ORG" and ent.start - 1 in starts(doc, "near_miss.company_after_of"):
-        return "near_miss.company_after_of"
-    head = ent.root.head
-    offices = words("institutions") | words("ruler_words")  # the office it modifies (a plural as its singular)
-    named_office = head.i >= ent.end and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}
-    # its pattern: the office it owns (Qatar's emir)
-    if named_office or ent.end in starts(doc, "near_miss.institution"):
-        return "near_miss.institution"
-    if ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound"):
-        return "near_miss.nationality_as_noun"
-    if ent.label_ == "ORG" and ent.root.dep_ in ("compound", "poss", "nmod", "amod") and head.i >= ent.end:
-        return "near_miss.organisation_as_modifier"
-    others = [e for e in doc.ents if e.label_ in words("named_types") and e.start != ent.start]
-    places = [e for e in others if e.label_ in ("GPE", "LOC", "NORP", "FAC")]
-    if ent.label_ in ("PERSON", "ORG") and places and (ent.label_ == "PERSON" or organisation(ent.text) != "company"):
-        return "near_miss.place_beside_person"
-    if ent.label_ in ("GPE", "NORP") and matches(doc, "near_miss.described_place"):  # the island nation
-        return "near_miss.described_place"
-    if ent.label_ in ("GPE", "NORP") and others:
-        return "near_miss.place_beside_name"
-    kinds = {e.label_ for e in others}
-    if ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds:
-        return "near_miss.name_of_same_kind"
-    return None
 
 
 def amount(text: str) -> float | None:
@@ -132,42 +85,47 @@ def modest_change(old: str, new: str) -> bool:
 
 
 def _entity_refusal(doc, ent) -> str | None:
-    if doc.text.count(ent.text) > 1:
-        return "near_miss.named_twice"
-    for rid in ("near_miss.after_article", "near_miss.after_title"):  # their patterns: the word before
-        if ent.start - 1 in starts(doc, rid):
-            return rid
+    """Why this entity may not change: its neighbours, or the rest of the sentence tied to it (chipmaker Intel)."""
     prev = doc[ent.start - 1] if ent.start > 0 else None
     nxt = doc[ent.end] if ent.end < len(doc) else None
     capital_before = prev is not None and prev.text[:1].isupper() and prev.is_alpha and prev.whitespace_
     capital_after = nxt is not None and (nxt.text[:1].isupper() or nxt.like_num and ent.label_ not in _NUMERIC_TYPES)
-    if ent.label_ != "CARDINAL" and (capital_before or capital_after):
-        return "near_miss.longer_name"
-    modifier = ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ent.root.head.i >= ent.end
-    if ent.label_ == "PERSON" and modifier:
-        return "near_miss.name_as_modifier"
-    if (why := _context_refusal(doc, ent)) is not None:
+    named, head, before = ent.label_ not in _NUMERIC_TYPES, ent.root.head, ent.start - 1
+    ahead = head.i >= ent.end  # the entity modifies a word after it
+    modifier = ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ahead
+    org_modifier = ent.label_ == "ORG" and ent.root.dep_ in ("compound", "poss", "nmod", "amod") and ahead
+    person_or_org = ent.label_ == "PERSON" or ent.label_ == "ORG" and organisation(ent.text) != "company"
+    offices = words("institutions") | words("ruler_words")  # the office it modifies (a plural as its singular)
+    named_office = ahead and head.lemma_.lower() in offices | {w.rstrip("s") for w in offices}
+    others = [e for e in doc.ents if e.label_ in words("named_types") and e.start != ent.start]
+    places, kinds = [e for e in others if e.label_ in ("GPE", "LOC", "NORP", "FAC")], {e.label_ for e in others}
+    counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # no date or time counts
+    counts -= sum(t.like_num for t in ent[1:])  # nor a number inside the entity after its first token
+    checks = (  # a registry pattern (the word before: after_article ... describing_noun), or as said
+        ("near_miss.named_twice", doc.text.count(ent.text) > 1),
+        ("near_miss.after_article", before in starts(doc, "near_miss.after_article")),
+        ("near_miss.after_title", before in starts(doc, "near_miss.after_title")),
+        ("near_miss.longer_name", ent.label_ != "CARDINAL" and (capital_before or capital_after)),
+        ("near_miss.name_as_modifier", ent.label_ == "PERSON" and modifier),
+        ("near_miss.ticker", named and matches(doc, "near_miss.ticker")),  # a ticker (IBM.N) or an exchange
+        ("near_miss.describing_noun", named and before in starts(doc, "near_miss.describing_noun")),
+        ("near_miss.company_after_of", ent.label_ == "ORG" and before in starts(doc, "near_miss.company_after_of")),
+        ("near_miss.institution", named and (named_office or ent.end in starts(doc, "near_miss.institution"))),
+        ("near_miss.nationality_as_noun", ent.label_ == "NORP" and ent.root.dep_ not in ("amod", "compound")),
+        ("near_miss.organisation_as_modifier", org_modifier),
+        ("near_miss.place_beside_person", places and person_or_org),  # not a company beside a place
+        ("near_miss.described_place", ent.label_ in ("GPE", "NORP") and matches(doc, "near_miss.described_place")),
+        ("near_miss.place_beside_name", ent.label_ in ("GPE", "NORP") and others),
+        ("near_miss.name_of_same_kind", named and (ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds)),
+        ("near_miss.glued_entity", ent.end - 1 in starts(doc, "near_miss.glued_entity")),  # glued to what follows
+        ("numerical.several_numbers", ent.label_ in ("MONEY", "PERCENT") and counts > 1),
+    )
+    if (why := next((rid for rid, found in checks if found), None)) is not None or ent.label_ != "CARDINAL":
         return why
-    if ent.end - 1 in starts(doc, "near_miss.glued_entity"):  # glued to what follows
-        return "near_miss.glued_entity"
-    counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # dates and times count nothing
-    if ent.label_ in ("MONEY", "PERCENT") and counts > 1 + sum(t.like_num for t in ent[1:]):
+    if len(ent) != 1 or counts != 1:
         return "numerical.several_numbers"
-    if ent.label_ == "CARDINAL":
-        if len(ent) != 1 or counts != 1:
-            return "numerical.several_numbers"
-        why = number_refusal(doc, ent[0])
-        return None if why in _TEN_TIMES else why
-    return None
-
-
-def _too_large(ent, new: str) -> bool:
-    """A count past the bound of its noun (two players sent off: not 20), or a total of 1,000 or more made larger."""
-    if ent.label_ != "CARDINAL":
-        return False
-    value, old = amount(new) or 0, amount(ent.text) or 0
-    bound = count_bound(ent[0])
-    return bound is not None and value > bound or old >= 1000 and value > old
+    why = number_refusal(doc, ent[0])
+    return None if why in _TEN_TIMES else why
 
 
 def near_miss(doc, ctx) -> Made:
@@ -193,16 +151,16 @@ def near_miss(doc, ctx) -> Made:
             continue
         candidates = ctx.entities.get(kind, [])
         step = (small_step(ent.text) or "").lower() if ent.label_ == "CARDINAL" else ""
-        pool = [
-            t
-            for t in candidates
-            if t.lower() not in doc.text.lower()  # nor the entity itself
-            and t not in words("historical_persons")
-            and not same_thing(t, ent.text)
-            and (ent.label_ not in _NUMERIC_TYPES or same_number_form(ent.text, t) and modest_change(ent.text, t))
-            and t.lower() != step  # the numerical rule's small step: the two categories stay apart
-            and not _too_large(ent, t)
-        ]
+        # no count past the bound of its noun (two players sent off: not 20), nor a total of 1,000 or more made larger
+        old = amount(ent.text) or 0
+        limits = (count_bound(ent[0]), old if old >= 1000 else None) if ent.label_ == "CARDINAL" else ()
+        limit = min((b for b in limits if b is not None), default=None)
+        # not in the sentence already (nor the entity itself), nor the numerical rule's small step: categories apart
+        pool = [t for t in candidates if t.lower() not in doc.text.lower() and t.lower() != step]
+        pool = [t for t in pool if t not in words("historical_persons") and not same_thing(t, ent.text)]
+        numeric = ent.label_ in _NUMERIC_TYPES
+        pool = [t for t in pool if not numeric or same_number_form(ent.text, t) and modest_change(ent.text, t)]
+        pool = [t for t in pool if limit is None or (amount(t) or 0) <= limit]
         if not pool:
             continue
         at = int(ctx.rng.integers(len(pool)))
@@ -212,6 +170,5 @@ def near_miss(doc, ctx) -> Made:
             new = new[:1].upper() + new[1:] if ent.text[:1].isupper() else new.lower()
         elif ent.start == 0:  # the first word keeps its case
             new = (new[:1].upper() if ent.text[:1].isupper() else new[:1].lower()) + new[1:]
-        text = doc.text[: ent.start_char] + new + doc.text[ent.end_char :]
-        return Made(text, f"near_miss:{ent.label_.lower()}")
+        return Made(doc.text[: ent.start_char] + new + doc.text[ent.end_char :], f"near_miss:{ent.label_.lower()}")
     raise Refuse(why)

@@ -1,5 +1,4 @@
-"""Last checks on a pair a rule made (docs/generated_suites.md#audit): they only refuse, and draw nothing
-from the random state, so every pair they keep is the pair the rules made."""
+"""The last checks of a made pair (docs/generated_suites.md#audit): they only refuse; they draw no random numbers."""
 
 from __future__ import annotations
 
@@ -22,8 +21,22 @@ _IN_WORD = re.compile(r"(?<=[A-Za-z])['’](?=[A-Za-z])")  # an apostrophe insid
 _SENTENCE_END = re.compile(r"(?<!\b[A-Z]\.[A-Z])[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
 # More content words than this in one sentence of an anchor and not the other: no paraphrase.
 MAX_CHANGED = 4
-# A word written twice, or two words no sentence puts side by side ("running at on the shore").
-_BROKEN = re.compile(r"\b(\w+) \1\b|\b(at on|on at|a the|the a|an the)\b", re.IGNORECASE)
+# A word written twice, two words no sentence puts side by side ("running at on the shore"), or a number in digits
+# and again in words ("7 seven police officers"): a source's slip.
+_BROKEN = re.compile(
+    r"\b(\w+) \1\b|\b(at on|on at|a the|the a|an the|1 one|2 two|3 three|4 four|5 five|6 six|7 seven|8 eight|9 nine"
+    r"|10 ten)\b",
+    re.IGNORECASE,
+)
+# "there" before a form of "be" (there are two shops / the village has two shops): no content word
+_THERE_BE = re.compile(r"(?i)\bthere(?=(?:'s|\s+(?:is|are|was|were|has been|have been|had been)\b))")
+_WITH = re.compile(r"(?i)\bwith\b")
+# "a" before a vowel ("a eagle"); not "a one", "a European", "a ewe", nor a letter ("Type A insulin").
+_ARTICLE_CLASH = re.compile(r"(?:^A|\ba) (?![Oo]nc?e\b|[Ee][uw])[aeioAEIO][a-z]")
+# "A" before a plural that shows its number in every form: a source's typo that every pair would keep.
+_A_PLURAL = re.compile(r"\b[Aa]n? (?:young |old |little )?(?:men|women|children|people)\b")
+_SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")
+CUT_WORDS = 20
 
 
 def changed(a: str, b: str) -> tuple[int, str, str]:
@@ -40,10 +53,6 @@ def _token_at(doc, offset: int):
     return next((t for t in doc if t.idx >= offset), None)
 
 
-# Dependents that make a plural a noun phrase ("and two cats", "and dogs' toys"), not a verb.
-NOUN_MARKS = {"det", "amod", "compound", "poss", "nummod"}
-
-
 def _at(doc, rid: str) -> set[int]:
     """``starts`` of id ``rid``'s token pattern and ``roots`` of its dependency pattern, of those it has."""
     record = records()[rid]
@@ -52,24 +61,17 @@ def _at(doc, rid: str) -> set[int]:
 
 
 def _coordinated_finite(doc, rid: str, verb, made) -> bool:
-    """A verb coordinated with a finite one ("picks up and holds") that the edit misses: a finite verb or a plural
-    noun that may be one, after "and", "or" or a comma (``rid``'s token pattern), but the conjuncts of the edited
-    ``verb`` that a ``*_coordinated`` rule edited too (``rid``'s dependency pattern)."""
+    """A verb coordinated with a finite one ("picks up and holds") that the edit misses (``rid``'s patterns)."""
     edited = verb is not None and made.rule.endswith("_coordinated")
-    shared = {m[-1].i for m in rooted(doc, rid, verb)} if edited else set()
+    shared = {m[-1].i for m in rooted(doc, rid, verb)} if edited else set()  # conjuncts a *_coordinated rule edited
     for t in (span[-1] for span in matches(doc, rid) if span[-1].i not in shared):
         if t.tag_ == "NNS" and (t.head.tag_ == "NNS" or t.head.tag_ == "NN" and not verb_bases(t.lower_, "VBZ")):
             continue  # "a bikini top and jeans"; not "the guitar and sings"
         if t.tag_ != "NNS" or not list(t.children):  # "plays ... and sings": finite, or a bare plural
             return True
-        if verb_bases(t.lower_, "VBZ") and not kids(t, *NOUN_MARKS):
-            return True  # "opens a drawer and climbs inside", its verb tagged a plural noun
+        if verb_bases(t.lower_, "VBZ") and not kids(t, "det", "amod", "compound", "poss", "nummod"):
+            return True  # "opens a drawer and climbs inside", its verb tagged a plural noun, not a noun phrase
     return False
-
-
-def _quotes_moved(a: str, b: str) -> bool:
-    a, b = _IN_WORD.sub("", a), _IN_WORD.sub("", b)
-    return any(a.count(q) != b.count(q) for q in "\"'“”‘’") or a[:1] != b[:1] and not (a[:1] + b[:1]).isalnum()
 
 
 def _hedging(doc, a, made):
@@ -81,7 +83,9 @@ def _hedging(doc, a, made):
         return "check.hedge_coordinated_verbs"
     if verb is None:
         return None
-    lemma, at, quoted = verb.lemma_.lower(), verb.i, _in_quotation(a, verb.idx)
+    lemma, at, before = verb.lemma_.lower(), verb.i, a[: verb.idx]
+    # inside a direct quotation: an open double quote ("), “ or '' before the verb
+    quoted = before.count('"') % 2 == 1 or before.count("“") > before.count("”") or before.count("''") % 2 == 1
     claim = lemma in saying("report_only") or at in _at(doc, "check.hedge_reporting_verb")
     checks = (  # the edited verb: as said, or a registry pattern's first node
         ("check.hedge_reporting_verb", lemma in saying("hedge") and claim),
@@ -91,12 +95,6 @@ def _hedging(doc, a, made):
         ("hedging.comment_clause", bool(matches(doc, "hedging.comment_clause"))),
     )
     return next((rid for rid, found in checks if found), None)
-
-
-def _in_quotation(text: str, offset: int) -> bool:
-    """``offset`` inside a direct quotation: an open double quote ("), “ or '' before it."""
-    before = text[:offset]
-    return before.count('"') % 2 == 1 or before.count("“") > before.count("”") or before.count("''") % 2 == 1
 
 
 def _negation(doc, a, made):
@@ -112,23 +110,18 @@ def _negation(doc, a, made):
     return next((rid for rid, found in checks if found), None)
 
 
-# the entity_swap refusals of a registry pattern, by the token each starts at (at a tie, the first here)
-_SWAP_CHECKS = ("check.swap_two_objects", "check.swap_light_verb_idiom", "check.swap_pronoun")
-
-
 def _entity_swap(doc, a, made):
-    found = [(i, k, rid) for k, rid in enumerate(_SWAP_CHECKS) for i in _at(doc, rid)]
+    swaps = ("check.swap_two_objects", "check.swap_light_verb_idiom", "check.swap_pronoun")  # at a tie, the first
+    found = [(i, k, rid) for k, rid in enumerate(swaps) for i in _at(doc, rid)]  # by the token each pattern starts at
     named = {n.lemma_ for n in doc if n.pos_ == "NOUN"}  # the verb's event named again: visited ... the first visit
     again = [t.i for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB" and t.lemma_ in named]
     return min(found + [(i, 3, "check.swap_event_named_again") for i in again], default=(0, 0, None))[2]
 
 
 def _near_miss(doc, a, made):
-    if not made.rule.endswith((":gpe", ":norp")):
-        return None
     start, old, new = changed(a, made.text)
     token = _token_at(doc, start)
-    if token is None:
+    if not made.rule.endswith((":gpe", ":norp")) or token is None:
         return None
     after, new = token.i + len(old.split()), new.lower()
     article = article_changes(old, new, doc[token.i - 1].lower_ if token.i else "")
@@ -152,53 +145,32 @@ def _quantifier(doc, a, made):
     return "check.quantifier_fixed_no" if fixed else None
 
 
-VETOES = {
-    "hedging": _hedging,
-    "negation": _negation,
-    "entity_swap": _entity_swap,
-    "near_miss": _near_miss,
-    "quantifier": _quantifier,
-}
-
-
 def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
     """Why the made pair is refused after all, or None."""
-    if _quotes_moved(a, made.text):
+    x, y = _IN_WORD.sub("", a), _IN_WORD.sub("", made.text)
+    if any(x.count(q) != y.count(q) for q in "\"'“”‘’") or x[:1] != y[:1] and not (x[:1] + y[:1]).isalnum():
         return "check.quotes_moved"
-    check = VETOES.get(category)
+    check = dict(
+        hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss, quantifier=_quantifier
+    ).get(category)
     return check(doc, a, made) if check else None
 
 
-# "there" before a form of "be" (there are two shops / the village has two shops): no content word
-_THERE_BE = re.compile(r"(?i)\bthere(?=(?:'s|\s+(?:is|are|was|were|has been|have been|had been)\b))")
-
-
-def _content(text: str) -> set[str]:
-    """The content words of ``text`` but numbers, a possessive as its noun, a hedge as its kind (may / might)."""
-    hedges = table("control_hedges")
-    found = {w.lower().strip("'").removesuffix("'s") for w in _WORD.findall(_THERE_BE.sub("", text))}
-    found -= words("stop_words") | words("count_word_values")
-    return {hedges.get(w, w) for w in found if number_value(w) is None}
-
-
-def _joined(found: set[str], text: str, other: set[str]) -> set[str]:
-    """``found`` with two words of ``text`` read as one where ``other`` has them as one (sun glasses / sunglasses)."""
-    whole = {w.replace("-", "") for w in other}
-    out = {w.replace("-", "") if w.replace("-", "") in whole else w for w in found}
+def _content(text: str, other: str) -> set[str]:
+    """Content words of ``text`` (no number; a possessive as its noun, a hedge as its kind), sun glasses as one."""
+    hedges, stop = table("control_hedges"), words("stop_words") | words("count_word_values")
+    found = (
+        {w.lower().strip("'").removesuffix("'s") for w in _WORD.findall(_THERE_BE.sub("", t))} for t in (text, other)
+    )
+    mine, theirs = ({hedges.get(w, w) for w in f - stop if number_value(w) is None} for f in found)
+    whole = {w.replace("-", "") for w in theirs}
+    out = {w.replace("-", "") if w.replace("-", "") in whole else w for w in mine}
     own = [w.lower() for w in re.findall(r"[^\W\d_][\w'-]*", text)]  # whole words: no "Espa" "a" of "España"
     for x, y in zip(own, own[1:]):
         if x + y in whole:
             out = (out - {x, y}) | {x + y}
-    return out
-
-
-_WITH = re.compile(r"(?i)\bwith\b")
-
-
-def _with_read(found: set[str], text: str, other: str) -> set[str]:
-    """``found`` without a participle that says "with" (wearing) where ``other`` has more "with"s."""
-    more = len(_WITH.findall(other)) > len(_WITH.findall(text))
-    return found - words("with_participles") if more else found
+    more = len(_WITH.findall(other)) > len(_WITH.findall(text))  # no participle that says "with" (wearing) then
+    return out - words("with_participles") if more else out
 
 
 def _sentences(text: str) -> int:
@@ -212,20 +184,9 @@ def _kind(text: str) -> str:
     return end[-1:] if end[-1:] in ("?", "!") else "."
 
 
-# A number in digits and again in words ("7 seven police officers"): a source's slip.
-_NUMBER_TWICE = re.compile(r"(?i)\b(1 one|2 two|3 three|4 four|5 five|6 six|7 seven|8 eight|9 nine|10 ten)\b")
-
-
-# "a" before a vowel ("a eagle"); not "a one", "a European", "a ewe", nor a letter ("Type A insulin").
-_ARTICLE_CLASH = re.compile(r"(?:^A|\ba) (?![Oo]nc?e\b|[Ee][uw])[aeioAEIO][a-z]")
-
-
 def lost_word(text: str) -> bool:
     """Two spaces inside the text, or a space before a full stop: a word the source removed ("an  game")."""
     return "  " in text.strip() or bool(re.search(r"\w \.(?:\s|$)", text))
-
-
-CUT_WORDS = 20
 
 
 def cut_off(text: str) -> bool:
@@ -259,13 +220,6 @@ def _disagrees(doc) -> bool:
     return marked and not free and (verb.tag_, subj.tag_) in {("VBZ", "NNS"), ("VBZ", "NNPS"), ("VBP", "NN")}
 
 
-# "A" before a plural that shows its number in every form: a source's typo that every pair would keep.
-_A_PLURAL = re.compile(r"\b[Aa]n? (?:young |old |little )?(?:men|women|children|people)\b")
-
-
-_SYMBOL_RUN = re.compile(r"[-_=*#~]{3}")
-
-
 @functools.cache
 def _run_in() -> re.Pattern:
     """A sentence opener (lexicon sentence_openers) after a lower-case word, no capital after it."""
@@ -292,16 +246,11 @@ def compound(word: str, speller) -> bool:
 
 def misspelt(text: str) -> bool:
     """A lower-case word no word list knows ("slced"); not in an all-lower-case sentence (its names too)."""
-    if not re.search(r"[A-Z]", text):
-        return False
     stripped = (w.strip(".,;:!?\"'()[]‘’“”") for w in text.split())
-    words = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()]
-    speller = _speller()
-    for word in speller.unknown(words):
-        forms = {re.sub(pattern, into, word) for pattern, into in table("british_spellings").items()}
-        if not any(form in speller for form in forms) and not compound(word, speller):
-            return True
-    return False
+    lower = [w for w in stripped if w.isascii() and w.isalpha() and w.islower()] if re.search(r"[A-Z]", text) else []
+    speller, british = _speller(), table("british_spellings").items()  # a British form the speller knows: known
+    unknown = speller.unknown(lower)
+    return any(not any(re.sub(p, r, w) in speller for p, r in british) and not compound(w, speller) for w in unknown)
 
 
 # (registry id, is text ``t`` flawed so?), tried in order: the first counts
@@ -310,7 +259,7 @@ _FRAGMENT_CHECKS = (
     ("negative_control.symbol_run", _SYMBOL_RUN.search),
     ("negative_control.lost_word", lost_word),
     ("negative_control.dangling_end", lambda t: any(w.lower() in words("dangling_words") for w in t.split()[-1:])),
-    ("negative_control.broken_words", lambda t: _BROKEN.search(t) or _NUMBER_TWICE.search(t)),
+    ("negative_control.broken_words", _BROKEN.search),
     ("negative_control.article_clash", _ARTICLE_CLASH.search),
     ("negative_control.run_in", lambda t: _run_in().search(t)),
     ("negative_control.misspelt", misspelt),
@@ -326,22 +275,17 @@ def fragment_veto(text: str) -> str | None:
 
 def paraphrase_veto(a: str, p: str) -> str | None:
     """Why an anchor's (A, P) is no paraphrase after all, or None: the first that holds."""
-    wa, wp = _content(a), _content(p)
-    wa, wp = _joined(wa, a, wp), _joined(wp, p, wa)
-    wa, wp = _with_read(wa, a, p), _with_read(wp, p, a)
+    wa, wp = _content(a, p), _content(p, a)
+    only_a, only_p = wa - wp, wp - wa
+    lemmas = {w: {m.lower() for group in getAllLemmas(w).values() for m in group} | {w} for w in only_a | only_p}
+    sides = ((only_a, only_p), (only_p, only_a))  # words of one side only that share no lemma with the other's
+    apart = {w for one, other in sides for w in one if not any(lemmas[w] & lemmas[o] for o in other)}
     checks = (
         ("positive_control.symbol_run", _SYMBOL_RUN.search(a) or _SYMBOL_RUN.search(p)),
         ("positive_control.paraphrase_not_fluent", fragment_veto(p) is not None and fragment_veto(a) is None),
         ("positive_control.sentence_kind", _kind(a) != _kind(p)),
         ("positive_control.sentence_count", _sentences(a) != _sentences(p)),
         ("positive_control.words_added", wa != wp and (wa < wp or wp < wa)),
-        ("positive_control.too_many_changed", len(_inflected_apart(wa - wp, wp - wa)) > MAX_CHANGED),
+        ("positive_control.too_many_changed", len(apart) > MAX_CHANGED),  # stands / standing: one word
     )
     return next((rid for rid, found in checks if found), None)
-
-
-def _inflected_apart(only_a: set[str], only_p: set[str]) -> set[str]:
-    """The words of one side only that share no lemma with a word of the other (stands / standing)."""
-    lemmas = {w: {m.lower() for group in getAllLemmas(w).values() for m in group} | {w} for w in only_a | only_p}
-    sides = ((only_a, only_p), (only_p, only_a))
-    return {w for one, other in sides for w in one if not any(lemmas[w] & lemmas[o] for o in other)}
