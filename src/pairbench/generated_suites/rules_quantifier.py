@@ -13,13 +13,6 @@ from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, ends, matches, roots, starts
 
 
-def _refuse_first(tests: dict) -> None:
-    """Refuse with the first id of ``tests`` (id -> whether its refusal holds, in order) that holds."""
-    for rid, holds in tests.items():
-        if holds:
-            raise Refuse(rid)
-
-
 def _refuse_quantifier(doc, token, noun=None) -> None:
     """Refuse the exchange of the quantifier ``token`` on ``noun`` (by default its of-object or head) where it cannot
     be made: "If many people come, we need more chairs" (the premise), "Few of them ever replied" (ever unlicensed)."""
@@ -52,14 +45,17 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
         "quantifier.polarity_context": low in ("no", "none") and matches(doc, "quantifier.polarity_context"),
         "quantifier.unlicensed_polarity": low in ("few", "no", "none", "little") and _unlicensed(doc, token, clause),
         "quantifier.no_finding": low == "no" and head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"),
-        "quantifier.result_clause": clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause),
+        "quantifier.result_clause": clause is not None
+        and clause.dep_ != "ROOT"
+        and clause.i in roots(doc, "quantifier.result_clause"),
         "quantifier.negated_clause": low in ("some", "all") and negated,  # all ... not reads as not all
         # another group set against the noun (in others; not "some other parts")
         "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
         or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc[: token.i]),  # "X, but few Y": set against X
         "quantifier.hoped_for": hopes,
     }
-    _refuse_first(tests)
+    if rid := next((rid for rid, holds in tests.items() if holds), None):
+        raise Refuse(rid)
 
 
 def _unlicensed(doc, token, clause) -> bool:
@@ -87,11 +83,6 @@ def _condition(doc, token=None) -> bool:
     if any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks")):
         return True
     return token is not None and any(c.dep_ == "mark" and c.lower_ == "if" for a in token.ancestors for c in a.children)
-
-
-def _result_clause(doc, clause) -> bool:
-    """A clause of result or degree ("so lucrative that many ..."), whose quantity the degree explains."""
-    return clause.i in roots(doc, "quantifier.result_clause")
 
 
 def _bare_plurals(tokens) -> bool:
@@ -124,8 +115,14 @@ def _partitive(token):
 
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
-    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and _in_range(token):
-        return None  # "one or both boys", "some or all", "any and every": a range, not one quantity
+    # "one or both boys", "some or all", "any and every": a range, not one quantity; not a clause's subject ("The roof
+    # leaked, and most of the books were ruined")
+    first = token.doc[token.i - 2] if token.i > 1 else token
+    phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
+    ranged = first.like_num or first.lower_ == "any" or first.lower_ in words("quantifiers_exchanged")
+    ranged = ranged or not (phrase.dep_ in ("nsubj", "nsubjpass") and phrase.head.dep_ == "conj")
+    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and ranged:
+        return None
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
         if _partitive(token) is None and low in table("quantifiers_bare") and _bare(token):
             return table("quantifiers_bare")  # "Many believe ...", "regarded by many as ..."
@@ -146,30 +143,9 @@ def _quantifier_table(token):
     return {}
 
 
-def _in_range(token) -> bool:
-    """A quantifier after and or or that is the end of a range, not the start of a clause: the word before the
-    conjunction a number, a quantifier or any, or the quantified noun phrase no subject of a joined verb ("The roof
-    leaked, and most of the books were ruined" is a clause)."""
-    first = token.doc[token.i - 2] if token.i > 1 else token
-    if first.like_num or first.lower_ == "any" or first.lower_ in _quantities():
-        return True
-    phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
-    return not (phrase.dep_ in ("nsubj", "nsubjpass") and phrase.head.dep_ == "conj")
-
-
 def _verbs(verb) -> tuple:
     """A verb and its auxiliaries, whose forms agree with its subject."""
     return (verb, *kids(verb, "aux", "auxpass"))
-
-
-def _plural_verb(token) -> bool:
-    """The verb of the noun phrase ``token`` quantifies, as its subject, is plural (were, are, have)."""
-    subject = token.head.dep_ in ("nsubj", "nsubjpass")
-    return subject and any(v.tag_ == "VBP" or v.lower_ == "were" for v in _verbs(token.head.head))
-
-
-def _quantities() -> frozenset[str]:
-    return words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
 
 
 def quantifier(doc, ctx=None) -> Made:
@@ -184,7 +160,7 @@ def quantifier(doc, ctx=None) -> Made:
             return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
         if (amount := _amount(doc, token)) is not None:
             return amount
-        if low not in _quantities() or (exchange := _quantifier_table(token)) is None:
+        if low not in words("quantifiers_exchanged") or (exchange := _quantifier_table(token)) is None:
             continue
         bare = exchange == table("quantifiers_bare")
         _refuse_quantifier(doc, token, token if bare else None)
@@ -197,7 +173,8 @@ def quantifier(doc, ctx=None) -> Made:
             edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
             return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
         new = exchange[low]
-        if new in ("every", "each") and _plural_verb(token):
+        plural = any(v.tag_ == "VBP" or v.lower_ == "were" for v in _verbs(token.head.head))  # were, are, have
+        if new in ("every", "each") and token.head.dep_ in ("nsubj", "nsubjpass") and plural:
             raise Refuse("quantifier.breaks_agreement")  # "No staff were paid" -> "Every staff were paid"
         plain = exchange in (table("quantifiers_mass"), table("quantifiers_plural"))
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
@@ -274,7 +251,8 @@ def _pronoun_refusal(doc, first, last, new) -> None:
         "quantifier.unlicensed_polarity": _unlicensed(doc, last, last.head),  # "Nobody has ever climbed it"
         "quantifier.obligation_modal": new == "nobody" and matches(doc, "quantifier.obligation_modal"),  # a ban
     }
-    _refuse_first(tests)
+    if rid := next((rid for rid, holds in tests.items() if holds), None):
+        raise Refuse(rid)
 
 
 def quantifier_positional(doc, ctx=None) -> Made:
@@ -306,7 +284,11 @@ def quantifier_positional(doc, ctx=None) -> Made:
         raise Refuse("quantifier.positional_no_verb")
     # the clause's verb, past the participles between the quantifier and its noun (many arriving passengers)
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX") and not token.i < a.i <= noun.i), None)
-    if clause is not None and clause.dep_ != "ROOT" and (clause.dep_ != "ccomp" or _result_clause(doc, clause)):
+    if (
+        clause is not None
+        and clause.dep_ != "ROOT"
+        and (clause.dep_ != "ccomp" or clause.i in roots(doc, "quantifier.result_clause"))
+    ):
         raise Refuse("quantifier.positional_clause")
     return Made(rebuild(doc, {token.i: match_case(positional[token.lower_], token.text)}), "quantifier:positional")
 
@@ -316,7 +298,11 @@ def quantifier_caption(doc, ctx=None) -> Made:
     (no verb for the clause rules), its one quantifier in a with phrase on a noun (lexicon quantifiers_with)."""
     heads = [t for t in doc if t.dep_ == "ROOT"]
     captioned = len(heads) == 1 and heads[0].pos_ in ("NOUN", "PROPN") and not doc.text.rstrip().endswith(("?", "!"))
-    found = [t for t in doc if t.lower_ in _quantities() | words("quantifiers_pronoun") | {"any", "other", "others"}]
+    found = [
+        t
+        for t in doc
+        if t.lower_ in words("quantifiers_exchanged") | words("quantifiers_pronoun") | {"any", "other", "others"}
+    ]
     in_with = len(found) == 1 and found[0].i in roots(doc, "quantifier.caption_with")
     if not captioned or not in_with or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
         raise Refuse("quantifier.caption_none")  # "Several cows grazing ...": a subject, or a verb's with
