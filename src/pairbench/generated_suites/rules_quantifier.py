@@ -1,8 +1,6 @@
 """The quantifier rules: a quantity word exchanged (all <-> some, every -> no, ...; lexicon ``quantifiers_*``) on a
-determiner or partitive, or (``quantifier:positional``) on one the parse left unattached, its noun found by position;
-many/few/most alone (``quantifier:bare``), a person subject read as someone (``quantifier:a_person_to_nobody``) and a
-caption's with phrase (``quantifier:caption_with``, a fallback). Refusals are tables of id -> test, tried in order;
-token and tree shapes are their records' patterns (registry/quantifier.yaml)."""
+determiner or partitive, by position, alone (many believe), as someone (a person) or in a caption's with phrase.
+Refusals are tables of id -> test, tried in order; shapes are their records' patterns (registry/quantifier.yaml)."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ from pairbench.generated_suites.patterns import dep_matches, ends, matches, root
 
 
 def _refuse_quantifier(doc, token, noun=None) -> None:
-    """Refuse the exchange of the quantifier ``token`` on ``noun`` (by default its of-object or head) where it cannot
-    be made: "If many people come, we need more chairs" (the premise), "Few of them ever replied" (ever unlicensed)."""
+    """Refuse quantifier ``token``'s exchange on ``noun`` (its of-object or head): "If many people come, ..."."""
     noun = (_of_object(token) or token.head) if noun is None else noun  # a lot of people, much of the year
     low, head, prev = token.lower_, token.head, doc[token.i - 1].lower_ if token.i > 0 else ""
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
@@ -30,9 +27,8 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
     of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")
-    hopes = [
-        a for a in token.ancestors if a.pos_ == "VERB" and set(getLemma(a.lower_, "VERB")) & words("wishing_verbs")
-    ]
+    hopes = [set(getLemma(a.lower_, "VERB")) & words("wishing_verbs") for a in token.ancestors if a.pos_ == "VERB"]
+    results = roots(doc, "quantifier.result_clause")  # so lucrative that many ...
     tests = {  # id -> whether it holds, in order
         "quantifier.modified": prev in words("quantifier_modifiers") and not (of_noun or _a_few(token)),
         "quantifier.intensified": prev in words("quantifier_intensifiers"),
@@ -45,14 +41,12 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
         "quantifier.polarity_context": low in ("no", "none") and matches(doc, "quantifier.polarity_context"),
         "quantifier.unlicensed_polarity": low in ("few", "no", "none", "little") and _unlicensed(doc, token, clause),
         "quantifier.no_finding": low == "no" and head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"),
-        "quantifier.result_clause": clause is not None
-        and clause.dep_ != "ROOT"
-        and clause.i in roots(doc, "quantifier.result_clause"),
+        "quantifier.result_clause": clause is not None and clause.dep_ != "ROOT" and clause.i in results,
         "quantifier.negated_clause": low in ("some", "all") and negated,  # all ... not reads as not all
         # another group set against the noun (in others; not "some other parts")
         "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
         or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc[: token.i]),  # "X, but few Y": set against X
-        "quantifier.hoped_for": hopes,
+        "quantifier.hoped_for": any(hopes),
     }
     if rid := next((rid for rid, holds in tests.items() if holds), None):
         raise Refuse(rid)
@@ -78,8 +72,7 @@ def _negated(doc, skip=(), but=()) -> bool:
 
 
 def _condition(doc, token=None) -> bool:
-    """A condition in the sentence (unless, provided, only if), or ``token`` inside an if clause (a condition, or asked
-    if: a question, no claim): a quantity in it is its premise."""
+    """A condition in the sentence (unless, only if), or ``token`` in an if clause: a quantity in it is its premise."""
     if any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks")):
         return True
     return token is not None and any(c.dep_ == "mark" and c.lower_ == "if" for a in token.ancestors for c in a.children)
@@ -124,8 +117,13 @@ def _quantifier_table(token):
     if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and ranged:
         return None
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
-        if _partitive(token) is None and low in table("quantifiers_bare") and _bare(token):
-            return table("quantifiers_bare")  # "Many believe ...", "regarded by many as ..."
+        # "Many believe ...", "praised by many": alone (``quantifier.bare``'s pattern, or the agent last), with no
+        # determiner, modifier or of of its own (of whom)
+        last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
+        alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
+        alone = alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
+        if _partitive(token) is None and low in table("quantifiers_bare") and alone:
+            return table("quantifiers_bare")
         return _partitive(token)
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
         nxt = token.doc[token.i + 1]
@@ -141,11 +139,6 @@ def _quantifier_table(token):
     if tag in ("NN", "NNP") and low in table("quantifiers_mass") and (low != "no" or token.head.dep_ == "dobj"):
         return table("quantifiers_mass")  # "some food" -> "no food"; "made no sense" -> "made some sense"
     return {}
-
-
-def _verbs(verb) -> tuple:
-    """A verb and its auxiliaries, whose forms agree with its subject."""
-    return (verb, *kids(verb, "aux", "auxpass"))
 
 
 def quantifier(doc, ctx=None) -> Made:
@@ -166,16 +159,17 @@ def quantifier(doc, ctx=None) -> Made:
         _refuse_quantifier(doc, token, token if bare else None)
         if bare and any(t.lower_ in words("quantifiers_contrast") for t in doc[token.i + 1 :]):
             raise Refuse("quantifier.contrast")  # "praised by many, but some remain wary" -> "by few, but some ..."
-        singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in _verbs(token.head))  # of the quantified subject
-        if low not in exchange or bare and singular:
-            raise Refuse("quantifier.breaks_agreement")  # "Most was lost in the fire": a mass, no "few was"
+        singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in (token.head, *kids(token.head, "aux", "auxpass")))
+        verb = token.head.head  # of the quantified subject: were, are, have
+        plural = any(v.tag_ == "VBP" or v.lower_ == "were" for v in (verb, *kids(verb, "aux", "auxpass")))
+        plural = plural and token.head.dep_ in ("nsubj", "nsubjpass")
+        # "Most was lost in the fire": a mass, no "few was"; "No staff were paid" -> "Every staff were paid"
+        if low not in exchange or bare and singular or exchange[low] in ("every", "each") and plural:
+            raise Refuse("quantifier.breaks_agreement")
         if _a_few(token):  # "A few guests left" -> "Many guests left"
             edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
             return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
         new = exchange[low]
-        plural = any(v.tag_ == "VBP" or v.lower_ == "were" for v in _verbs(token.head.head))  # were, are, have
-        if new in ("every", "each") and token.head.dep_ in ("nsubj", "nsubjpass") and plural:
-            raise Refuse("quantifier.breaks_agreement")  # "No staff were paid" -> "Every staff were paid"
         plain = exchange in (table("quantifiers_mass"), table("quantifiers_plural"))
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
             new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
@@ -193,26 +187,12 @@ def quantifier(doc, ctx=None) -> Made:
         if low == "no" and new == "every" and token.head.lower_ == "one" and token.head.i == token.i + 1:
             edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
         return Made(rebuild(doc, edits), "quantifier:bare" if bare else f"quantifier:{low}_to_{new.split()[0]}")
-    if (made := _indefinite_person(doc)) is not None:
-        return made
-    raise Refuse("quantifier.no_determiner")
-
-
-def _bare(token) -> bool:
-    """ "Many believe ...", "praised by many": many, few or most alone, the subject of a verb or the agent after by
-    (``quantifier.bare``'s pattern, or the agent last), with no determiner, modifier or of of its own (of whom)."""
-    last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
-    alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
-    return alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
-
-
-def _indefinite_person(doc) -> Made | None:
-    """ "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
-    quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it; None where none is."""
+    # "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
+    # quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it
     persons = table("quantifiers_indefinite")
     found = [m for m in dep_matches(doc, "quantifier.a_person_to_nobody") if f"{m[2].lower_} {m[1].lower_}" in persons]
     if not found:
-        return None
+        raise Refuse("quantifier.no_determiner")
     verb, noun, token = min(found, key=lambda m: m[2].i)
     new = persons[f"{token.lower_} {noun.lower_}"]
     if verb_lemmas(verb) & saying("claim") and kids(verb, "ccomp"):
@@ -284,25 +264,18 @@ def quantifier_positional(doc, ctx=None) -> Made:
         raise Refuse("quantifier.positional_no_verb")
     # the clause's verb, past the participles between the quantifier and its noun (many arriving passengers)
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX") and not token.i < a.i <= noun.i), None)
-    if (
-        clause is not None
-        and clause.dep_ != "ROOT"
-        and (clause.dep_ != "ccomp" or clause.i in roots(doc, "quantifier.result_clause"))
-    ):
+    results = roots(doc, "quantifier.result_clause")  # so lucrative that many ...
+    if clause is not None and clause.dep_ != "ROOT" and (clause.dep_ != "ccomp" or clause.i in results):
         raise Refuse("quantifier.positional_clause")
     return Made(rebuild(doc, {token.i: match_case(positional[token.lower_], token.text)}), "quantifier:positional")
 
 
 def quantifier_caption(doc, ctx=None) -> Made:
-    """ "Room with several computer monitors." -> "Room with no computer monitors.": a caption with a noun at its root
-    (no verb for the clause rules), its one quantifier in a with phrase on a noun (lexicon quantifiers_with)."""
+    """ "Room with several computer monitors." -> "Room with no computer monitors.": a noun's one with phrase."""
     heads = [t for t in doc if t.dep_ == "ROOT"]
     captioned = len(heads) == 1 and heads[0].pos_ in ("NOUN", "PROPN") and not doc.text.rstrip().endswith(("?", "!"))
-    found = [
-        t
-        for t in doc
-        if t.lower_ in words("quantifiers_exchanged") | words("quantifiers_pronoun") | {"any", "other", "others"}
-    ]
+    counted = words("quantifiers_exchanged") | words("quantifiers_pronoun") | {"any", "other", "others"}
+    found = [t for t in doc if t.lower_ in counted]
     in_with = len(found) == 1 and found[0].i in roots(doc, "quantifier.caption_with")
     if not captioned or not in_with or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
         raise Refuse("quantifier.caption_none")  # "Several cows grazing ...": a subject, or a verb's with

@@ -72,47 +72,7 @@ _GLUED = re.compile(r"^(\d{1,3}(?:\.\d{1,2})?)(bn|m)$")
 
 def _glued_amount(token) -> bool:
     """An amount of money with its scale glued to it after a currency sign ("$4.1bn", "£300m")."""
-    doc = token.doc
-    return bool(_GLUED.match(token.text)) and token.i > 0 and doc[token.i - 1].text in words("currency_signs")
-
-
-def _step_refusal(doc, token) -> str | None:
-    labels, names = words("number_labels") | words("step_labels"), words("name_entity_types")
-    prev = doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    new = stepped(doc, token)
-    if new is None:
-        return "numerical.counts_no_noun"
-    if name_number(token):
-        return "numerical.in_a_name_or_date"
-    if token.i in ends(doc, "numerical.stacked_scale"):  # its pattern: tens of thousands
-        return "numerical.stacked_scale"
-    no_age = token.i in roots(doc, "numerical.identifier_or_age")  # its dep_pattern: by two agencies, the past 20 years
-    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not no_age
-    # "stood at 154,603": over 199 and no year (not "at 2330 GMT") after a word of no age is no age or time
-    plain = aged and prev.lower_ not in words("age_words") and prev.lemma_.lower() != "turn"
-    aged = aged and not (plain and _value(token.text) >= 200 and not re.fullmatch(r"\d{4}", token.text))
-    labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
-    compound = measure_compound(doc, token) or token.i in roots(doc, "numerical.small_step")  # a 6.1-magnitude quake
-    # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
-    shaped = inside(doc, "numerical.identifier_or_age", token)
-    if labelled or aged or shaped and not compound:
-        return "numerical.identifier_or_age"
-    duration = token.i + 1 in ends(doc, "numerical.in_a_name_or_date")  # its pattern: 20 years
-    if token.ent_type_ in names and not (compound or duration):  # a duration or a measure (a four-year ban)
-        return "numerical.in_a_name_or_date"
-    if (why := article_refusal(doc, token, new)) is not None:
-        return why
-    if _tied(doc, token):
-        return "numerical.tied_count"
-    bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
-    if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
-        return "numerical.out_of_bounds"
-    counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
-    vague = token.lower_ in words("plural_scales")  # "hundreds of countries" is past no bound it keeps
-    if counted is not None and (vague or _value(token.text) <= counted) and counted < _value(new):
-        return "numerical.step_passes_noun_bound"
-    return None
+    return bool(_GLUED.match(token.text)) and token.i > 0 and token.doc[token.i - 1].text in words("currency_signs")
 
 
 def measure_compound(doc, token) -> bool:
@@ -179,12 +139,45 @@ def numerical_step(doc, ctx=None) -> Made:
     # in a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
     # a verb, a preposition or nothing, never after a name ("Apollo 11"); and amounts of money ("Bets $250 Million")
     prev = doc[token.i - 1] if token.i > 0 else None
+    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     read = token.text[:1].isdigit() and token.head.i >= token.i and (prev is None or prev.pos_ in ("VERB", "ADP"))
     money = prev is not None and prev.text in words("currency_signs")
-    why = "anchor.title_case" if title_case(doc) and not (money or read) else None
-    if (why := why or fixed_number(doc, token) or _step_refusal(doc, token)) is not None:
+    if title_case(doc) and not (money or read):
+        raise Refuse("anchor.title_case")
+    if (why := fixed_number(doc, token)) is not None:
         raise Refuse(why)
-    return Made(rebuild(doc, {token.i: stepped(doc, token)}), "numerical:small_step")
+    if (new := stepped(doc, token)) is None:
+        raise Refuse("numerical.counts_no_noun")
+    if name_number(token):
+        raise Refuse("numerical.in_a_name_or_date")
+    if token.i in ends(doc, "numerical.stacked_scale"):  # its pattern: tens of thousands
+        raise Refuse("numerical.stacked_scale")
+    no_age = token.i in roots(doc, "numerical.identifier_or_age")  # its dep_pattern: by two agencies, the past 20 years
+    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not no_age
+    # "stood at 154,603": over 199 and no year (not "at 2330 GMT") after a word of no age is no age or time
+    plain = aged and prev.lower_ not in words("age_words") and prev.lemma_.lower() != "turn"
+    aged = aged and not (plain and _value(token.text) >= 200 and not re.fullmatch(r"\d{4}", token.text))
+    labels = words("number_labels") | words("step_labels")
+    labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
+    compound = measure_compound(doc, token) or token.i in roots(doc, "numerical.small_step")  # a 6.1-magnitude quake
+    # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
+    if labelled or aged or inside(doc, "numerical.identifier_or_age", token) and not compound:
+        raise Refuse("numerical.identifier_or_age")
+    duration = token.i + 1 in ends(doc, "numerical.in_a_name_or_date")  # its pattern: 20 years
+    if token.ent_type_ in words("name_entity_types") and not (compound or duration):  # a duration, a four-year ban
+        raise Refuse("numerical.in_a_name_or_date")
+    if (why := article_refusal(doc, token, new)) is not None:
+        raise Refuse(why)
+    if _tied(doc, token):
+        raise Refuse("numerical.tied_count")
+    bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
+    if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
+        raise Refuse("numerical.out_of_bounds")
+    counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
+    vague = token.lower_ in words("plural_scales")  # "hundreds of countries" is past no bound it keeps
+    if counted is not None and (vague or _value(token.text) <= counted) and counted < _value(new):
+        raise Refuse("numerical.step_passes_noun_bound")
+    return Made(rebuild(doc, {token.i: new}), "numerical:small_step")
 
 
 def _plural(noun) -> str | None:

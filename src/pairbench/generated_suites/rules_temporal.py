@@ -58,11 +58,17 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     # the event of its object or clause (its verb, noun or -ing form); the main predicate: verb, the verb it
     # completes, complements, object (stopped working, fell ill)
     events = [token.head] if token.dep_ == "mark" else kids(token, "pobj", "pcomp")
+    # an act on an object not the agent's own (killed two militants after..., froze the samples after collection)
+    deps, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
+    acts = head.lemma_.lower() in words("temporal_agent_acts") and "dobj" in deps and "auxpass" not in deps
+    acts = acts and (head.lemma_.lower() in ("kill", "injure") or all(e.lemma_.lower() in routine for e in events))
+    acts = acts and not kids(deps["dobj"], "poss") and "nsubj" in deps
+    acts = acts and deps["nsubj"].lemma_.lower() not in words("cause_events") | words("causal_heads")
     said = [head, head.head] if head.dep_ in ("xcomp", "advcl") else [head]
     said += kids(head, "xcomp", "acomp", "oprd", "dobj", "attr")
     predicate = {t.lemma_.lower() for t in said} | {t.lower_ for t in said}
     at_point = objects and all(c.lemma_.lower() in words("time_points") for c in objects)  # died after midnight
-    if rel.sense == "after" and predicate & results and not (_agent_act(head, events) or at_point):
+    if rel.sense == "after" and predicate & results and not (acts or at_point):
         return "temporal.causal_head"
     verb = head  # a relation that hangs on an object asks its verb
     while verb.dep_ in ("dobj", "pobj", "attr", "appos") and verb.head is not verb:
@@ -94,7 +100,7 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
         subject = {t for c in kids(head, "nsubj", "nsubjpass") for t in c.subtree}
         clause, results = set(phrase) - set(events), words("temporal_consequences")
         moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
-        if moved and not _agent_act(head, events):
+        if moved and not acts:
             return "temporal.result_before_cause"
     if (why := _date_refusal(doc, rel)) is not None:
         return why
@@ -133,15 +139,6 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
     if modified and _measure(doc, rel.lead) is None:
         return "temporal.modified"
     return None
-
-
-def _agent_act(head, events) -> bool:
-    """An act on an object not the agent's own (killed two militants after..., froze the samples after collection)."""
-    deps, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
-    done = head.lemma_.lower() in words("temporal_agent_acts") and "dobj" in deps and "auxpass" not in deps
-    done = done and (head.lemma_.lower() in ("kill", "injure") or all(e.lemma_.lower() in routine for e in events))
-    done = done and not kids(deps["dobj"], "poss") and "nsubj" in deps
-    return done and deps["nsubj"].lemma_.lower() not in words("cause_events") | words("causal_heads")
 
 
 def _main_head(token):
@@ -254,16 +251,11 @@ def temporal_headline(doc, ctx=None) -> Made:
     if len(before) < 2 or not after or before[-1].lower_ in words("temporal_modifiers"):
         raise Refuse("temporal.headline_relation_placed")
     head = after[-1]  # a Title-Case noun phrase ends in its head
-    if (
-        after[0].like_num
-        or inside(doc, "temporal.date_beside", head)
-        or head.lower_ in words("time_units") | words("audiences")
-    ):
+    dated = {t.i for t in doc if inside(doc, "temporal.date_beside", t)}
+    if after[0].like_num or head.i in dated or head.lower_ in words("time_units") | words("audiences"):
         raise Refuse("temporal.headline_time_object")
     nowish = words("deictic_time") | {"next", "last"}
-    if any(inside(doc, "temporal.date_beside", t) for t in before) or any(
-        is_year(t) or t.lower_ in nowish for t in after
-    ):
+    if any(t.i in dated for t in before) or any(is_year(t) or t.lower_ in nowish for t in after):
         raise Refuse("temporal.date_beside")
     edit = {lead.i: match_case("after", lead.text)} | ({pair[1].i: ""} if size == 2 else {})
     return Made(rebuild(doc, edit), "temporal:headline")
