@@ -23,7 +23,6 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
     shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and _bare_plurals(kids(head, "conj"))
     # "many of her ideas and projects": a partitive's of-object takes bare plurals joined to it (not "and the budget")
     shared = shared or _of_object(token) == noun and _bare_plurals(kids(noun, "conj"))
-    negated = clause is not None and bool(kids(clause, "neg"))  # "why some patients do not respond"
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
     of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")
@@ -42,7 +41,8 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
         "quantifier.unlicensed_polarity": low in ("few", "no", "none", "little") and _unlicensed(doc, token, clause),
         "quantifier.no_finding": low == "no" and head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"),
         "quantifier.result_clause": clause is not None and clause.dep_ != "ROOT" and clause.i in results,
-        "quantifier.negated_clause": low in ("some", "all") and negated,  # all ... not reads as not all
+        # all ... not reads as not all: "why some patients do not respond"
+        "quantifier.negated_clause": low in ("some", "all") and clause is not None and bool(kids(clause, "neg")),
         # another group set against the noun (in others; not "some other parts")
         "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
         or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc[: token.i]),  # "X, but few Y": set against X
@@ -99,11 +99,9 @@ def _partitive(token):
         return None
     if token.lower_ == "each" and token.dep_ not in ("nsubj", "nsubjpass"):
         return None  # "a fine on each of the counts" -> "on none of the counts" reads wrong
-    parts = table("quantifiers_partitive")  # a mass noun: "most of the harvest" has no "few of the harvest"
     if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
-        keep = {k: v for k, v in parts.items() if v not in ("few", "most") and k not in ("few", "many")}
-        return keep | {"most": table("quantifiers_mass")["most"]}  # "most of the harvest" -> "little of the harvest"
-    return parts
+        return table("quantifiers_partitive_mass")  # "most of the harvest" -> "little of the harvest", no "few of"
+    return table("quantifiers_partitive")
 
 
 def _quantifier_table(token):
@@ -132,9 +130,8 @@ def _quantifier_table(token):
         return None
     if tag in ("NNS", "NNPS"):
         return table("quantifiers_plural")
-    if low in ("every", "each"):
-        return table("quantifiers_singular")
-    if low == "no" and token.head.dep_ in ("nsubj", "nsubjpass") and not any(t.lower_ == "there" for t in token.doc):
+    subject = token.head.dep_ in ("nsubj", "nsubjpass") and not any(t.lower_ == "there" for t in token.doc)
+    if low in ("every", "each") or low == "no" and subject:
         return table("quantifiers_singular")  # "No dog barked" -> "Every dog barked"
     if tag in ("NN", "NNP") and low in table("quantifiers_mass") and (low != "no" or token.head.dep_ == "dobj"):
         return table("quantifiers_mass")  # "some food" -> "no food"; "made no sense" -> "made some sense"

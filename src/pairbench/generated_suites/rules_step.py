@@ -42,8 +42,7 @@ _DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
 
 def decimal_step(text: str) -> str | None:
     """A decimal raised by one unit of its last digit, its integer part as long (2.38 -> 2.39; not 9.9), or None."""
-    match = _DECIMAL.match(text)
-    if match is None:
+    if (match := _DECIMAL.match(text)) is None:
         return None
     places = len(match.group(2))
     new = f"{int(match.group(1) + match.group(2)) + 1:0{places + 1}d}"
@@ -83,8 +82,7 @@ def measure_compound(doc, token) -> bool:
 
 def _calendar_day(token) -> bool:
     """A day of a month ("Nov. 11", "June 30", "7 September"): a date, never a count."""
-    doc = token.doc
-    beside = [doc[j] for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
+    beside = [t for t in token.doc[max(0, token.i - 1) : token.i + 2] if t.i != token.i]
     return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in words("month_words") for t in beside)
 
 
@@ -99,9 +97,8 @@ def _tied(doc, token) -> bool:
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
         apart = {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod")}
         free |= {i for i in apart if doc[i].head.i != token.head.i}
-    free.add(token.i)  # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
-    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in words("scale_words"):
-        free.add(token.i + 1)
+    # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
+    free |= {t.i for t in doc[token.i : token.i + 2] if t.i == token.i or t.lower_ in words("scale_words")}
     return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)
 
 
@@ -113,10 +110,8 @@ def _value(text: str) -> float:
 def _word_before(doc, number) -> str:
     """The word before a number, past currency signs, articles and bounds ("more than $17")."""
     than = {t.i for m in matches(doc, "numerical.several_numbers") for t in m}  # its pattern: more than
-    j = number.i - 1
-    while j >= 0 and (doc[j].lower_ in words("before_number") or j in than):
-        j -= 1
-    return doc[j].lower_ if j >= 0 else ""
+    skipped = {t.i for t in doc if t.lower_ in words("before_number")} | than
+    return next((doc[j].lower_ for j in reversed(range(number.i)) if j not in skipped), "")
 
 
 @reads_title_case

@@ -46,8 +46,7 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     """A before or after that is no relation of events, or whose inverse could contradict the sentence."""
     token = rel.token
     objects = kids(token, "pobj")
-    bare = token.dep_ == "prep" and not kids(token, "pobj", "pcomp")
-    if token.dep_ not in ("prep", "mark") or bare:
+    if token.dep_ not in ("prep", "mark") or token.dep_ == "prep" and not kids(token, "pobj", "pcomp"):
         return "temporal.adverb"
     if matches(doc, "temporal.spatial_before") or rooted(doc, "temporal.spatial_before", token):
         return "temporal.spatial_before"
@@ -80,13 +79,10 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
             return rid
     phrase = list((token.head if token.dep_ == "mark" else token).subtree)  # its object phrase or clause
     if rel.sense == "before":  # an ending, or a response put before its trigger (before the system sends a receipt)
-        hyphened = {t.i for t in doc if t.i > 0 and doc[t.i - 1].text == "-"}  # the off of kick-off ends nothing
-        verb_only = words("temporal_verb_endings")  # "before the fire started": fire ends nothing as a noun
-        said = {
-            t.lemma_.lower()
-            for t in phrase
-            if t.i not in hyphened and not (t.pos_ == "NOUN" and t.lemma_.lower() in verb_only)
-        }
+        # the off of kick-off ends nothing; "before the fire started": fire ends nothing as a noun
+        skip = {t.i for t in doc if t.i > 0 and doc[t.i - 1].text == "-"}
+        skip |= {t.i for t in phrase if t.pos_ == "NOUN" and t.lemma_.lower() in words("temporal_verb_endings")}
+        said = {t.lemma_.lower() for t in phrase if t.i not in skip}
         # who leaves: a pronoun or a noun of the main clause
         main = {t.lemma_.lower() for t in doc if t not in phrase and t.pos_ in ("NOUN", "PROPN")}
         gone = [m[1] for m in dep_matches(doc, "temporal.after_leaving") if m[0] in events]
@@ -122,23 +118,16 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
 def _temporal_refusal(doc, rel: Relation) -> str | None:
     token, head = rel.token, rel.token.head
     if rel.sense in ("before", "after"):
-        if (why := _before_after_refusal(doc, rel)) is not None:
-            return why
+        why = _before_after_refusal(doc, rel)
     elif rooted(doc, "temporal.later", token):
-        if (why := _date_refusal(doc, rel)) is not None:
-            return why
-        for rid in ("temporal.later_result", "temporal.later_discourse"):
-            if rooted(doc, rid, head):
-                return rid
-    elif token.i + 1 >= len(doc) or doc[token.i + 1].lower_ != "than":
-        return "temporal.without_than"
-    for rid in ("temporal.phrasal_verb", "temporal.within_activity"):  # shapes around the relation word itself
-        if rooted(doc, rid, token):
-            return rid
-    modified = rel.lead.i - 1 in starts(doc, "temporal.modified")  # soon after, the day before
-    if modified and _measure(doc, rel.lead) is None:
-        return "temporal.modified"
-    return None
+        later = [rid for rid in ("temporal.later_result", "temporal.later_discourse") if rooted(doc, rid, head)]
+        why = _date_refusal(doc, rel) or next(iter(later), None)
+    else:  # a comparison: earlier or later than
+        why = None if doc[token.i + 1 : token.i + 2].text.lower() == "than" else "temporal.without_than"
+    # shapes around the relation word itself; a modifier that is no measure (soon after, the day before)
+    shapes = [rid for rid in ("temporal.phrasal_verb", "temporal.within_activity") if rooted(doc, rid, token)]
+    modified = rel.lead.i - 1 in starts(doc, "temporal.modified") and _measure(doc, rel.lead) is None
+    return why or next(iter(shapes), None) or ("temporal.modified" if modified else None)
 
 
 def _main_head(token):
