@@ -1,6 +1,5 @@
-"""The quantifier rules: a quantity word exchanged (all <-> some, every -> no, ...; lexicon ``quantifiers_*``) on a
-determiner or partitive, by position, alone (many believe), as someone (a person) or in a caption's with phrase.
-Refusals are tables of id -> test, tried in order; shapes are their records' patterns (registry/quantifier.yaml)."""
+"""The quantifier rules: a quantity word exchanged (lexicon ``quantifiers_*``) on a determiner or partitive, by position,
+alone, as a person or in a caption's with phrase; refusals are tables of id -> test, shapes their records' patterns."""
 
 from __future__ import annotations
 
@@ -19,10 +18,11 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
     # time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
     times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
-    # "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all
-    shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and _bare_plurals(kids(head, "conj"))
-    # "many of her ideas and projects": a partitive's of-object takes bare plurals joined to it (not "and the budget")
-    shared = shared or _of_object(token) == noun and _bare_plurals(kids(noun, "conj"))
+    # bare plurals joined: "no real explosives or harmful devices" ("no" over them, by "or", quantifies all), "many of
+    # her ideas and projects" (a partitive's of-object; not "and the budget")
+    bare = [all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in kids(x, "conj")) for x in (head, noun)]
+    shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and bare[0]
+    shared = shared or _of_object(token) == noun and bare[1]
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
     of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")
@@ -76,11 +76,6 @@ def _condition(doc, token=None) -> bool:
     if any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks")):
         return True
     return token is not None and any(c.dep_ == "mark" and c.lower_ == "if" for a in token.ancestors for c in a.children)
-
-
-def _bare_plurals(tokens) -> bool:
-    """Every token a plural with no determiner or possessive of its own ("or harmful devices", "and projects")."""
-    return all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in tokens)
 
 
 def _of_object(token):

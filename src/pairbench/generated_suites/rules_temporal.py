@@ -103,7 +103,7 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     if rel.sense == "after":  # an after whose object or clause may cause the main event
         caused = token.dep_ == "mark" and token.head.lemma_.lower() in words("cause_verbs")
         named = any(c.pos_ != "PRON" for c in objects)  # After the film, ...
-        if _measure(doc, rel.lead) is None and (rel.lead.i == 0 and not named or caused):
+        if rel.lead.i - 1 not in roots(doc, "temporal.modified") and (rel.lead.i == 0 and not named or caused):
             return "temporal.after_clause"
         if rooted(doc, "temporal.market_after_news", head):  # a market moves on what came before (a rate cut)
             return "temporal.market_after_news"
@@ -126,7 +126,8 @@ def _temporal_refusal(doc, rel: Relation) -> str | None:
         why = None if doc[token.i + 1 : token.i + 2].text.lower() == "than" else "temporal.without_than"
     # shapes around the relation word itself; a modifier that is no measure (soon after, the day before)
     shapes = [rid for rid in ("temporal.phrasal_verb", "temporal.within_activity") if rooted(doc, rid, token)]
-    modified = rel.lead.i - 1 in starts(doc, "temporal.modified") and _measure(doc, rel.lead) is None
+    before = rel.lead.i - 1
+    modified = before in starts(doc, "temporal.modified") and before not in roots(doc, "temporal.modified")
     return why or next(iter(shapes), None) or ("temporal.modified" if modified else None)
 
 
@@ -136,15 +137,10 @@ def _main_head(token):
     return token.head.head if token.dep_ == "mark" or two_words else token.head
 
 
-def _measure(doc, token):
-    """ "two days after ...": the duration of the gap, kept when the order turns; or None."""
-    return doc[token.i - 1] if token.i - 1 in roots(doc, "temporal.modified") else None
-
-
 def _date_refusal(doc, rel: Relation) -> str | None:
     """A year anywhere, a now-bound word beside the relation or a date on both sides of it."""
-    measure = _measure(doc, rel.lead)
-    skip = {t.i for t in measure.subtree} if measure is not None else set()
+    # "two days after ...": the duration of the gap (its dep_pattern), kept when the order turns
+    skip = {t.i for t in doc[rel.lead.i - 1].subtree} if rel.lead.i - 1 in roots(doc, "temporal.modified") else set()
     token = rel.token
     within = {t.i for t in (token.head if token.dep_ == "mark" else token).subtree}  # its object or clause
     # a date, time, year or day word (early and late as time words, never as adjectives)
