@@ -179,8 +179,7 @@ def _plural(noun) -> str | None:
     """The one plural lemminflect gives a singular common noun ("soldier" -> "soldiers"), or None."""
     lemma = noun.lemma_.lower()
     forms = ("people",) if lemma == "person" else getInflection(lemma, tag="NNS") or ()  # ("counts", "count")
-    plural = forms[0] if forms else None
-    return match_case(plural, noun.text) if plural and plural != noun.lower_ else None
+    return match_case(forms[0], noun.text) if forms and forms[0] and forms[0] != noun.lower_ else None
 
 
 def numerical_one(doc, ctx=None) -> Made:
