@@ -115,9 +115,7 @@ def _quantifier_table(token):
         last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
         alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
         alone = alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
-        if _partitive(token) is None and low in table("quantifiers_bare") and alone:
-            return table("quantifiers_bare")
-        return _partitive(token)
+        return _partitive(token) or (table("quantifiers_bare") if low in table("quantifiers_bare") and alone else None)
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
         nxt = token.doc[token.i + 1]
         return {"all": "some of"} if nxt.lower_ in ("the", "these", "those") and nxt.head == token.head else None
