@@ -95,8 +95,7 @@ def _tied(doc, token) -> bool:
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
         counted = token.head.lemma_.lower()
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
-        apart = {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod")}
-        free |= {i for i in apart if doc[i].head.i != token.head.i}
+        free |= {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod") and t.head.i != token.head.i}
     # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
     free |= {t.i for t in doc[token.i : token.i + 2] if t.i == token.i or t.lower_ in words("scale_words")}
     return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)

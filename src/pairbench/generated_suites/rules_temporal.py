@@ -107,10 +107,8 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
             return "temporal.after_clause"
         if rooted(doc, "temporal.market_after_news", head):  # a market moves on what came before (a rate cut)
             return "temporal.market_after_news"
-        causes = words("cause_events") | words("causal_heads")
-        if rooted(doc, "temporal.result_after_cause", head) or any(
-            {o.lemma_.lower(), o.lower_} & causes for o in events
-        ):
+        caused = any({o.lemma_.lower(), o.lower_} & (words("cause_events") | words("causal_heads")) for o in events)
+        if rooted(doc, "temporal.result_after_cause", head) or caused:
             return "temporal.result_after_cause"
     return "temporal.no_subject" if head.dep_ == "ROOT" and not kids(head, "nsubj", "nsubjpass") else None
 
