@@ -62,8 +62,7 @@ def _unlicensed(doc, token, clause) -> bool:
 
 def _a_few(token) -> bool:
     """ "a few" alone (not "only a few": ``quantifier.a_few_to_many``'s patterns), under no negation."""
-    alone = any(span[-1].i == token.i for span in matches(token.doc, "quantifier.a_few_to_many"))
-    return alone and not _negated(token.doc)
+    return token.i in ends(token.doc, "quantifier.a_few_to_many") and not _negated(token.doc)
 
 
 def _negated(doc, skip=(), but=()) -> bool:
