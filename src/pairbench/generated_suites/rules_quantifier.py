@@ -1,5 +1,5 @@
-"""The quantifier rules: a quantity word exchanged (lexicon ``quantifiers_*``) on a determiner or partitive, by position,
-alone, as a person or in a caption's with phrase; refusals are tables of id -> test, shapes their records' patterns."""
+"""The quantifier rules: a quantity word exchanged (lexicon ``quantifiers_*``) on a determiner or partitive, by
+position, alone, as a person or in a caption's with phrase; refusals: id -> test tables and their records' patterns."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def _a_few(token) -> bool:
 
 
 def _negated(doc, skip=(), but=()) -> bool:
-    """A ``neg`` dependent or a word of ``negative_words`` (less ``but``) in the sentence, token indices ``skip`` aside."""
+    """A ``neg`` dependent or a word of ``negative_words`` (less ``but``) in the sentence, indices ``skip`` aside."""
     return any(t.dep_ == "neg" or t.lower_ in words("negative_words") - set(but) for t in doc if t.i not in skip)
 
 

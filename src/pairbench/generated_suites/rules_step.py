@@ -87,7 +87,7 @@ def _calendar_day(token) -> bool:
 
 
 def _tied(doc, token) -> bool:
-    """A word that ties a count to others; not "each other", "each nurse cares for six patients", "five other people"."""
+    """A word that ties a count to others; not "each other", "each nurse cares for six patients", "five other men"."""
     pairs = table("reciprocals")
     free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     free |= {t.i for m in matches(doc, "numerical.tied_count") for t in m}  # its pattern: the second half (of a match)
@@ -182,7 +182,7 @@ def _plural(noun) -> str | None:
 
 
 def numerical_one(doc, ctx=None) -> Made:
-    """ "killing one soldier" -> "killing two soldiers": the only number, "one" on a singular object (never a subject)."""
+    """ "killing one soldier" -> "killing two soldiers": the only number, "one" on a singular object, not a subject."""
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     if not numbers:
         raise Refuse("numerical.no_number")
@@ -208,7 +208,7 @@ def numerical_one(doc, ctx=None) -> Made:
 
 
 def numerical_article(doc, ctx=None) -> Made:
-    """ "A woman is slicing an onion" -> "Two women are slicing an onion": a short caption's article subject, counted."""
+    """ "A woman is slicing an onion" -> "Two women are slicing an onion": a short caption's article subject."""
     found = dep_matches(doc, "numerical.article_to_two")  # its dep_patterns: the verb and the noun (in either order)
     shape = [(m[-1], *sorted(m[:2], key=lambda t: t.pos_ != "NOUN")) for m in found]  # article, noun, verb
     shape = [(a, n, v) for a, n, v in shape if a.i == 0 and _article_subject(doc, n, v)]

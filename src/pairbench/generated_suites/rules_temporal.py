@@ -185,7 +185,7 @@ def temporal(doc, ctx=None) -> Made:
 
 
 def temporal_opening(doc, ctx=None) -> Made:
-    """ "An hour later the helicopter fired ..." -> "An hour earlier ...": after an opening duration, not "Earlier"."""
+    """After an opening duration: "An hour later" -> "An hour earlier" ("Earlier Thursday" reads as "previously")."""
     found = [t for t in doc if t.lower_ in _time_words()]
     gap = [m for m in matches(doc, "temporal.opening") if m.start <= 2]  # "An hour", "Two days": at most 3 words
     if len(found) != 1 or not gap or not all(t.like_num or t.is_stop for t in doc[: gap[0].start]):
@@ -197,7 +197,7 @@ def temporal_opening(doc, ctx=None) -> Made:
 
 
 def temporal_sequence(doc, ctx=None) -> Made:
-    """ "The blaze then spread to ..." -> "The blaze earlier spread to ...": then inverted as later is, refusals too."""
+    """ "The blaze then spread to ..." -> "The blaze earlier spread to ...": a sequence adverb inverted as later is."""
     inverse, into = table("temporal_relations"), table("temporal_sequence_adverbs")
     found = [t for t in doc if t.lower_ in into]
     token = found[0] if len(found) == 1 and rooted(doc, "temporal.later", found[0]) else None
