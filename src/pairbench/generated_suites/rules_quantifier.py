@@ -10,7 +10,7 @@ from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, ends, matches, roots, starts
 
 
-def _refuse_quantifier(doc, token, noun=None) -> None:
+def _refuse_quantifier(doc, token, noun=None, unnegated=False) -> None:
     """Refuse quantifier ``token``'s exchange on ``noun`` (its of-object or head): "If many people come, ..."."""
     noun = (_of_object(token) or token.head) if noun is None else noun  # a lot of people, much of the year
     low, head, prev = token.lower_, token.head, doc[token.i - 1].lower_ if token.i > 0 else ""
@@ -47,6 +47,8 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
         "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
         or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc[: token.i]),  # "X, but few Y": set against X
         "quantifier.hoped_for": any(hopes),
+        # with ``unnegated``, no negation at all: "did not eat a lot of food" -> "did not eat little food"
+        "quantifier.double_negative": unnegated and _negated(doc),
     }
     if rid := next((rid for rid, holds in tests.items() if holds), None):
         raise Refuse(rid)
@@ -201,9 +203,7 @@ def _amount(doc, token) -> Made | None:
     bare = noun is not None and not any(t.pos_ in ("DET", "PRON", "NUM") for t in doc[of.i + 1 : noun.i + 1])
     if not bare or noun.tag_ not in ("NN", "NNS"):
         return None  # "a lot of the time", "lots of them", "a lot of 20 somethings": no bare noun
-    _refuse_quantifier(doc, token, noun)
-    if _negated(doc):
-        raise Refuse("quantifier.double_negative")  # "did not eat a lot of food" -> "did not eat little food"
+    _refuse_quantifier(doc, token, noun, unnegated=True)
     new = "few" if noun.tag_ == "NNS" else "little"
     edits = {token.i: match_case(new, token.text), **{i: "" for i in range(token.i + 1, of.i + 1)}}
     return Made(rebuild(doc, edits), f"quantifier:a_lot_to_{new}")
@@ -269,9 +269,7 @@ def quantifier_caption(doc, ctx=None) -> Made:
     if not captioned or not in_with or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
         raise Refuse("quantifier.caption_none")  # "Several cows grazing ...": a subject, or a verb's with
     token = found[0]
-    _refuse_quantifier(doc, token)
-    if _negated(doc):
-        raise Refuse("quantifier.double_negative")
+    _refuse_quantifier(doc, token, unnegated=True)
     new = table("quantifiers_with")[token.lower_]
     if new == "no" and token.head.lemma_.lower() in words("person_sex") | words("person_nouns"):
         raise Refuse("quantifier.caption_with_people")  # "A meeting with several people" -> "with no people"
