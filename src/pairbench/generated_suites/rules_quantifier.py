@@ -1,8 +1,5 @@
-"""The quantifier rules: a quantity word exchanged (all <-> some, every -> no, ...; lexicon ``quantifiers_*``) on a
-determiner or partitive, or (``quantifier:positional``) on one the parse left unattached, its noun found by position;
-many/few/most alone (``quantifier:bare``), a person subject read as someone (``quantifier:a_person_to_nobody``) and a
-caption's with phrase (``quantifier:caption_with``, a fallback). Refusals are tables of id -> test, tried in order;
-token and tree shapes are their records' patterns (registry/quantifier.yaml)."""
+"""The quantifier rules: a quantity word exchanged (lexicon ``quantifiers_*``) on a determiner or partitive, by
+position, alone, as a person or in a caption's with phrase; refusals: id -> test tables and their records' patterns."""
 
 from __future__ import annotations
 
@@ -13,33 +10,24 @@ from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, ends, matches, roots, starts
 
 
-def _refuse_first(tests: dict) -> None:
-    """Refuse with the first id of ``tests`` (id -> whether its refusal holds, in order) that holds."""
-    for rid, holds in tests.items():
-        if holds:
-            raise Refuse(rid)
-
-
-def _refuse_quantifier(doc, token, noun=None) -> None:
-    """Refuse the exchange of the quantifier ``token`` on ``noun`` (by default its of-object or head) where it cannot
-    be made: "If many people come, we need more chairs" (the premise), "Few of them ever replied" (ever unlicensed)."""
+def _refuse_quantifier(doc, token, noun=None, unnegated=False) -> None:
+    """Refuse quantifier ``token``'s exchange on ``noun`` (its of-object or head): "If many people come, ..."."""
     noun = (_of_object(token) or token.head) if noun is None else noun  # a lot of people, much of the year
     low, head, prev = token.lower_, token.head, doc[token.i - 1].lower_ if token.i > 0 else ""
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
     # time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
     times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
-    # "no real explosives or harmful devices": "no" over bare plurals joined by "or" quantifies all
-    shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and _bare_plurals(kids(head, "conj"))
-    # "many of her ideas and projects": a partitive's of-object takes bare plurals joined to it (not "and the budget")
-    shared = shared or _of_object(token) == noun and _bare_plurals(kids(noun, "conj"))
-    negated = clause is not None and bool(kids(clause, "neg"))  # "why some patients do not respond"
+    # bare plurals joined: "no real explosives or harmful devices" ("no" over them, by "or", quantifies all), "many of
+    # her ideas and projects" (a partitive's of-object; not "and the budget")
+    bare = [all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in kids(x, "conj")) for x in (head, noun)]
+    shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and bare[0]
+    shared = shared or _of_object(token) == noun and bare[1]
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
     # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
     of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")
-    hopes = [
-        a for a in token.ancestors if a.pos_ == "VERB" and set(getLemma(a.lower_, "VERB")) & words("wishing_verbs")
-    ]
+    hopes = [set(getLemma(a.lower_, "VERB")) & words("wishing_verbs") for a in token.ancestors if a.pos_ == "VERB"]
+    results = roots(doc, "quantifier.result_clause")  # so lucrative that many ...
     tests = {  # id -> whether it holds, in order
         "quantifier.modified": prev in words("quantifier_modifiers") and not (of_noun or _a_few(token)),
         "quantifier.intensified": prev in words("quantifier_intensifiers"),
@@ -52,14 +40,18 @@ def _refuse_quantifier(doc, token, noun=None) -> None:
         "quantifier.polarity_context": low in ("no", "none") and matches(doc, "quantifier.polarity_context"),
         "quantifier.unlicensed_polarity": low in ("few", "no", "none", "little") and _unlicensed(doc, token, clause),
         "quantifier.no_finding": low == "no" and head.tag_ in ("NN", "NNP") and matches(doc, "quantifier.no_finding"),
-        "quantifier.result_clause": clause is not None and clause.dep_ != "ROOT" and _result_clause(doc, clause),
-        "quantifier.negated_clause": low in ("some", "all") and negated,  # all ... not reads as not all
+        "quantifier.result_clause": clause is not None and clause.dep_ != "ROOT" and clause.i in results,
+        # all ... not reads as not all: "why some patients do not respond"
+        "quantifier.negated_clause": low in ("some", "all") and clause is not None and bool(kids(clause, "neg")),
         # another group set against the noun (in others; not "some other parts")
         "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
         or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc[: token.i]),  # "X, but few Y": set against X
-        "quantifier.hoped_for": hopes,
+        "quantifier.hoped_for": any(hopes),
+        # with ``unnegated``, no negation at all: "did not eat a lot of food" -> "did not eat little food"
+        "quantifier.double_negative": unnegated and _negated(doc),
     }
-    _refuse_first(tests)
+    if rid := next((rid for rid, holds in tests.items() if holds), None):
+        raise Refuse(rid)
 
 
 def _unlicensed(doc, token, clause) -> bool:
@@ -72,31 +64,19 @@ def _unlicensed(doc, token, clause) -> bool:
 
 def _a_few(token) -> bool:
     """ "a few" alone (not "only a few": ``quantifier.a_few_to_many``'s patterns), under no negation."""
-    alone = any(span[-1].i == token.i for span in matches(token.doc, "quantifier.a_few_to_many"))
-    return alone and not _negated(token.doc)
+    return token.i in ends(token.doc, "quantifier.a_few_to_many") and not _negated(token.doc)
 
 
 def _negated(doc, skip=(), but=()) -> bool:
-    """A ``neg`` dependent or a word of ``negative_words`` (less ``but``) in the sentence, token indices ``skip`` aside."""
+    """A ``neg`` dependent or a word of ``negative_words`` (less ``but``) in the sentence, indices ``skip`` aside."""
     return any(t.dep_ == "neg" or t.lower_ in words("negative_words") - set(but) for t in doc if t.i not in skip)
 
 
 def _condition(doc, token=None) -> bool:
-    """A condition in the sentence (unless, provided, only if), or ``token`` inside an if clause (a condition, or asked
-    if: a question, no claim): a quantity in it is its premise."""
+    """A condition in the sentence (unless, only if), or ``token`` in an if clause: a quantity in it is its premise."""
     if any(f" {mark} " in f" {' '.join(t.lower_ for t in doc)} " for mark in words("condition_marks")):
         return True
     return token is not None and any(c.dep_ == "mark" and c.lower_ == "if" for a in token.ancestors for c in a.children)
-
-
-def _result_clause(doc, clause) -> bool:
-    """A clause of result or degree ("so lucrative that many ..."), whose quantity the degree explains."""
-    return clause.i in roots(doc, "quantifier.result_clause")
-
-
-def _bare_plurals(tokens) -> bool:
-    """Every token a plural with no determiner or possessive of its own ("or harmful devices", "and projects")."""
-    return all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in tokens)
 
 
 def _of_object(token):
@@ -115,21 +95,28 @@ def _partitive(token):
         return None
     if token.lower_ == "each" and token.dep_ not in ("nsubj", "nsubjpass"):
         return None  # "a fine on each of the counts" -> "on none of the counts" reads wrong
-    parts = table("quantifiers_partitive")  # a mass noun: "most of the harvest" has no "few of the harvest"
     if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
-        keep = {k: v for k, v in parts.items() if v not in ("few", "most") and k not in ("few", "many")}
-        return keep | {"most": table("quantifiers_mass")["most"]}  # "most of the harvest" -> "little of the harvest"
-    return parts
+        return table("quantifiers_partitive_mass")  # "most of the harvest" -> "little of the harvest", no "few of"
+    return table("quantifiers_partitive")
 
 
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
-    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and _in_range(token):
-        return None  # "one or both boys", "some or all", "any and every": a range, not one quantity
+    # "one or both boys", "some or all", "any and every": a range, not one quantity; not a clause's subject ("The roof
+    # leaked, and most of the books were ruined")
+    first = token.doc[token.i - 2] if token.i > 1 else token
+    phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
+    ranged = first.like_num or first.lower_ == "any" or first.lower_ in words("quantifiers_exchanged")
+    ranged = ranged or not (phrase.dep_ in ("nsubj", "nsubjpass") and phrase.head.dep_ == "conj")
+    if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and ranged:
+        return None
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
-        if _partitive(token) is None and low in table("quantifiers_bare") and _bare(token):
-            return table("quantifiers_bare")  # "Many believe ...", "regarded by many as ..."
-        return _partitive(token)
+        # "Many believe ...", "praised by many": alone (``quantifier.bare``'s pattern, or the agent last), with no
+        # determiner, modifier or of of its own (of whom)
+        last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
+        alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
+        alone = alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
+        return _partitive(token) or (table("quantifiers_bare") if low in table("quantifiers_bare") and alone else None)
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
         nxt = token.doc[token.i + 1]
         return {"all": "some of"} if nxt.lower_ in ("the", "these", "those") and nxt.head == token.head else None
@@ -137,39 +124,12 @@ def _quantifier_table(token):
         return None
     if tag in ("NNS", "NNPS"):
         return table("quantifiers_plural")
-    if low in ("every", "each"):
-        return table("quantifiers_singular")
-    if low == "no" and token.head.dep_ in ("nsubj", "nsubjpass") and not any(t.lower_ == "there" for t in token.doc):
+    subject = token.head.dep_ in ("nsubj", "nsubjpass") and not any(t.lower_ == "there" for t in token.doc)
+    if low in ("every", "each") or low == "no" and subject:
         return table("quantifiers_singular")  # "No dog barked" -> "Every dog barked"
     if tag in ("NN", "NNP") and low in table("quantifiers_mass") and (low != "no" or token.head.dep_ == "dobj"):
         return table("quantifiers_mass")  # "some food" -> "no food"; "made no sense" -> "made some sense"
     return {}
-
-
-def _in_range(token) -> bool:
-    """A quantifier after and or or that is the end of a range, not the start of a clause: the word before the
-    conjunction a number, a quantifier or any, or the quantified noun phrase no subject of a joined verb ("The roof
-    leaked, and most of the books were ruined" is a clause)."""
-    first = token.doc[token.i - 2] if token.i > 1 else token
-    if first.like_num or first.lower_ == "any" or first.lower_ in _quantities():
-        return True
-    phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
-    return not (phrase.dep_ in ("nsubj", "nsubjpass") and phrase.head.dep_ == "conj")
-
-
-def _verbs(verb) -> tuple:
-    """A verb and its auxiliaries, whose forms agree with its subject."""
-    return (verb, *kids(verb, "aux", "auxpass"))
-
-
-def _plural_verb(token) -> bool:
-    """The verb of the noun phrase ``token`` quantifies, as its subject, is plural (were, are, have)."""
-    subject = token.head.dep_ in ("nsubj", "nsubjpass")
-    return subject and any(v.tag_ == "VBP" or v.lower_ == "were" for v in _verbs(token.head.head))
-
-
-def _quantities() -> frozenset[str]:
-    return words("quantifiers_plural") | words("quantifiers_singular") | words("quantifiers_partitive")
 
 
 def quantifier(doc, ctx=None) -> Made:
@@ -184,21 +144,23 @@ def quantifier(doc, ctx=None) -> Made:
             return Made(rebuild(doc, {token.i: match_case(new, token.text)}), "quantifier:pronoun")
         if (amount := _amount(doc, token)) is not None:
             return amount
-        if low not in _quantities() or (exchange := _quantifier_table(token)) is None:
+        if low not in words("quantifiers_exchanged") or (exchange := _quantifier_table(token)) is None:
             continue
         bare = exchange == table("quantifiers_bare")
         _refuse_quantifier(doc, token, token if bare else None)
         if bare and any(t.lower_ in words("quantifiers_contrast") for t in doc[token.i + 1 :]):
             raise Refuse("quantifier.contrast")  # "praised by many, but some remain wary" -> "by few, but some ..."
-        singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in _verbs(token.head))  # of the quantified subject
-        if low not in exchange or bare and singular:
-            raise Refuse("quantifier.breaks_agreement")  # "Most was lost in the fire": a mass, no "few was"
+        singular = any(v.tag_ == "VBZ" or v.lower_ == "was" for v in (token.head, *kids(token.head, "aux", "auxpass")))
+        verb = token.head.head  # of the quantified subject: were, are, have
+        plural = any(v.tag_ == "VBP" or v.lower_ == "were" for v in (verb, *kids(verb, "aux", "auxpass")))
+        plural = plural and token.head.dep_ in ("nsubj", "nsubjpass")
+        # "Most was lost in the fire": a mass, no "few was"; "No staff were paid" -> "Every staff were paid"
+        if low not in exchange or bare and singular or exchange[low] in ("every", "each") and plural:
+            raise Refuse("quantifier.breaks_agreement")
         if _a_few(token):  # "A few guests left" -> "Many guests left"
             edits = {token.i - 1: match_case("many", doc[token.i - 1].text), token.i: ""}
             return Made(rebuild(doc, edits), "quantifier:a_few_to_many")
         new = exchange[low]
-        if new in ("every", "each") and _plural_verb(token):
-            raise Refuse("quantifier.breaks_agreement")  # "No staff were paid" -> "Every staff were paid"
         plain = exchange in (table("quantifiers_mass"), table("quantifiers_plural"))
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
             new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
@@ -216,26 +178,12 @@ def quantifier(doc, ctx=None) -> Made:
         if low == "no" and new == "every" and token.head.lower_ == "one" and token.head.i == token.i + 1:
             edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
         return Made(rebuild(doc, edits), "quantifier:bare" if bare else f"quantifier:{low}_to_{new.split()[0]}")
-    if (made := _indefinite_person(doc)) is not None:
-        return made
-    raise Refuse("quantifier.no_determiner")
-
-
-def _bare(token) -> bool:
-    """ "Many believe ...", "praised by many": many, few or most alone, the subject of a verb or the agent after by
-    (``quantifier.bare``'s pattern, or the agent last), with no determiner, modifier or of of its own (of whom)."""
-    last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
-    alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
-    return alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
-
-
-def _indefinite_person(doc) -> Made | None:
-    """ "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
-    quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it; None where none is."""
+    # "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
+    # quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it
     persons = table("quantifiers_indefinite")
     found = [m for m in dep_matches(doc, "quantifier.a_person_to_nobody") if f"{m[2].lower_} {m[1].lower_}" in persons]
     if not found:
-        return None
+        raise Refuse("quantifier.no_determiner")
     verb, noun, token = min(found, key=lambda m: m[2].i)
     new = persons[f"{token.lower_} {noun.lower_}"]
     if verb_lemmas(verb) & saying("claim") and kids(verb, "ccomp"):
@@ -255,9 +203,7 @@ def _amount(doc, token) -> Made | None:
     bare = noun is not None and not any(t.pos_ in ("DET", "PRON", "NUM") for t in doc[of.i + 1 : noun.i + 1])
     if not bare or noun.tag_ not in ("NN", "NNS"):
         return None  # "a lot of the time", "lots of them", "a lot of 20 somethings": no bare noun
-    _refuse_quantifier(doc, token, noun)
-    if _negated(doc):
-        raise Refuse("quantifier.double_negative")  # "did not eat a lot of food" -> "did not eat little food"
+    _refuse_quantifier(doc, token, noun, unnegated=True)
     new = "few" if noun.tag_ == "NNS" else "little"
     edits = {token.i: match_case(new, token.text), **{i: "" for i in range(token.i + 1, of.i + 1)}}
     return Made(rebuild(doc, edits), f"quantifier:a_lot_to_{new}")
@@ -274,7 +220,8 @@ def _pronoun_refusal(doc, first, last, new) -> None:
         "quantifier.unlicensed_polarity": _unlicensed(doc, last, last.head),  # "Nobody has ever climbed it"
         "quantifier.obligation_modal": new == "nobody" and matches(doc, "quantifier.obligation_modal"),  # a ban
     }
-    _refuse_first(tests)
+    if rid := next((rid for rid, holds in tests.items() if holds), None):
+        raise Refuse(rid)
 
 
 def quantifier_positional(doc, ctx=None) -> Made:
@@ -306,24 +253,23 @@ def quantifier_positional(doc, ctx=None) -> Made:
         raise Refuse("quantifier.positional_no_verb")
     # the clause's verb, past the participles between the quantifier and its noun (many arriving passengers)
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX") and not token.i < a.i <= noun.i), None)
-    if clause is not None and clause.dep_ != "ROOT" and (clause.dep_ != "ccomp" or _result_clause(doc, clause)):
+    results = roots(doc, "quantifier.result_clause")  # so lucrative that many ...
+    if clause is not None and clause.dep_ != "ROOT" and (clause.dep_ != "ccomp" or clause.i in results):
         raise Refuse("quantifier.positional_clause")
     return Made(rebuild(doc, {token.i: match_case(positional[token.lower_], token.text)}), "quantifier:positional")
 
 
 def quantifier_caption(doc, ctx=None) -> Made:
-    """ "Room with several computer monitors." -> "Room with no computer monitors.": a caption with a noun at its root
-    (no verb for the clause rules), its one quantifier in a with phrase on a noun (lexicon quantifiers_with)."""
+    """ "Room with several computer monitors." -> "Room with no computer monitors.": a noun's one with phrase."""
     heads = [t for t in doc if t.dep_ == "ROOT"]
     captioned = len(heads) == 1 and heads[0].pos_ in ("NOUN", "PROPN") and not doc.text.rstrip().endswith(("?", "!"))
-    found = [t for t in doc if t.lower_ in _quantities() | words("quantifiers_pronoun") | {"any", "other", "others"}]
+    counted = words("quantifiers_exchanged") | words("quantifiers_pronoun") | {"any", "other", "others"}
+    found = [t for t in doc if t.lower_ in counted]
     in_with = len(found) == 1 and found[0].i in roots(doc, "quantifier.caption_with")
     if not captioned or not in_with or any(t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in doc):
         raise Refuse("quantifier.caption_none")  # "Several cows grazing ...": a subject, or a verb's with
     token = found[0]
-    _refuse_quantifier(doc, token)
-    if _negated(doc):
-        raise Refuse("quantifier.double_negative")
+    _refuse_quantifier(doc, token, unnegated=True)
     new = table("quantifiers_with")[token.lower_]
     if new == "no" and token.head.lemma_.lower() in words("person_sex") | words("person_nouns"):
         raise Refuse("quantifier.caption_with_people")  # "A meeting with several people" -> "with no people"

@@ -30,14 +30,8 @@ def small_step(text: str) -> str | None:
     if not _INTEGER.match(text):
         return None
     value = int(text.replace(",", ""))
-    digits = len(str(value))
-    if value < 100:
-        step = 1 if value < 10 else 2
-    elif value < 1000:
-        step = 10 if value % 10 == 0 else 1  # 100 -> 110, 116 -> 117 (an age stays possible)
-    else:
-        step = 10 ** (digits - 2)
-    new = value + step
+    digits = len(str(value))  # by digits: 3 -> 4, 42 -> 44, 100 -> 110 and 116 -> 117 (an age stays possible)
+    new = value + ((1, 2, 10 if value % 10 == 0 else 1)[digits - 1] if digits < 4 else 10 ** (digits - 2))
     if len(str(new)) != digits and value >= 10:
         return None  # 99 -> 101, 995 -> 1,005: another order of magnitude
     return f"{new:,}" if "," in text else str(new)
@@ -48,8 +42,7 @@ _DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
 
 def decimal_step(text: str) -> str | None:
     """A decimal raised by one unit of its last digit, its integer part as long (2.38 -> 2.39; not 9.9), or None."""
-    match = _DECIMAL.match(text)
-    if match is None:
+    if (match := _DECIMAL.match(text)) is None:
         return None
     places = len(match.group(2))
     new = f"{int(match.group(1) + match.group(2)) + 1:0{places + 1}d}"
@@ -78,78 +71,23 @@ _GLUED = re.compile(r"^(\d{1,3}(?:\.\d{1,2})?)(bn|m)$")
 
 def _glued_amount(token) -> bool:
     """An amount of money with its scale glued to it after a currency sign ("$4.1bn", "£300m")."""
-    doc = token.doc
-    return bool(_GLUED.match(token.text)) and token.i > 0 and doc[token.i - 1].text in words("currency_signs")
-
-
-def _step_refusal(doc, token) -> str | None:
-    labels, names = words("number_labels") | words("step_labels"), words("name_entity_types")
-    prev = doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    new = stepped(doc, token)
-    if new is None:
-        return "numerical.counts_no_noun"
-    if name_number(token):
-        return "numerical.in_a_name_or_date"
-    if token.i in ends(doc, "numerical.stacked_scale"):  # its pattern: tens of thousands
-        return "numerical.stacked_scale"
-    no_age = token.i in roots(doc, "numerical.identifier_or_age")  # its dep_pattern: by two agencies, the past 20 years
-    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not (no_age or _no_age(doc, token))
-    labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
-    compound = measure_compound(doc, token) or token.i in roots(doc, "numerical.small_step")  # a 6.1-magnitude quake
-    # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
-    shaped = inside(doc, "numerical.identifier_or_age", token)
-    if labelled or aged or shaped and not compound:
-        return "numerical.identifier_or_age"
-    duration = token.i + 1 in ends(doc, "numerical.in_a_name_or_date")  # its pattern: 20 years
-    if token.ent_type_ in names and not (compound or duration):  # a duration or a measure (a four-year ban)
-        return "numerical.in_a_name_or_date"
-    if (why := article_refusal(doc, token, new)) is not None:
-        return why
-    if _tied(doc, token):
-        return "numerical.tied_count"
-    bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
-    if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
-        return "numerical.out_of_bounds"
-    counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
-    vague = token.lower_ in words("plural_scales")  # "hundreds of countries" is past no bound it keeps
-    if counted is not None and (vague or _value(token.text) <= counted) and counted < _value(new):
-        return "numerical.step_passes_noun_bound"
-    return None
+    return bool(_GLUED.match(token.text)) and token.i > 0 and token.doc[token.i - 1].text in words("currency_signs")
 
 
 def measure_compound(doc, token) -> bool:
-    """A number hyphened to a unit qualifying a noun ("a four-year ban"): small_step's pattern, where a unit before a
-    comma qualifies the noun it hangs on ("a two-year, $2 million deal")."""
+    """ "a four-year ban", "a two-year, $2 million deal": small_step's pattern, a unit before a comma on its noun."""
     spans = [m for m in matches(doc, "numerical.small_step") if m.start == token.i]
     return any(m[3].text != "," or m[2].head.i > m[3].i and m[2].head.pos_ == "NOUN" for m in spans)
 
 
 def _calendar_day(token) -> bool:
     """A day of a month ("Nov. 11", "June 30", "7 September"): a date, never a count."""
-    doc = token.doc
-    beside = [doc[j] for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
+    beside = [t for t in token.doc[max(0, token.i - 1) : token.i + 2] if t.i != token.i]
     return token.ent_type_ == "DATE" and any(t.lower_.rstrip(".") in words("month_words") for t in beside)
 
 
-def _no_age(doc, token) -> bool:
-    """A number after "at", "by" or "past" that is no age or time: "stood at 154,603" (over 199, not "at 2330 GMT")."""
-    prev = doc[token.i - 1]
-    if prev.lower_ in words("age_words") or prev.lemma_.lower() == "turn":
-        return False
-    return _value(token.text) >= 200 and not re.fullmatch(r"\d{4}", token.text)
-
-
-def _age_aside(token) -> bool:
-    """An age in apposition ("Chera Larkins, 32, of Manhattan"): passed over for the sentence's next number."""
-    doc = token.doc
-    beside = [doc[j].text for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
-    return token.dep_ == "appos" and beside == [",", ","] and token.text.isdigit() and int(token.text) < 130
-
-
 def _tied(doc, token) -> bool:
-    """A word that ties a count to others; not a reciprocal ("each other"), a determiner of another noun ("each
-    nurse cares for six patients") or "other" before a noun counted apart ("two officials and five other people")."""
+    """A word that ties a count to others; not "each other", "each nurse cares for six patients", "five other men"."""
     pairs = table("reciprocals")
     free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     free |= {t.i for m in matches(doc, "numerical.tied_count") for t in m}  # its pattern: the second half (of a match)
@@ -157,11 +95,9 @@ def _tied(doc, token) -> bool:
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
         counted = token.head.lemma_.lower()
         free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
-        apart = {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod")}
-        free |= {i for i in apart if doc[i].head.i != token.head.i}
-    free.add(token.i)  # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
-    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in words("scale_words"):
-        free.add(token.i + 1)
+        free |= {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod") and t.head.i != token.head.i}
+    # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
+    free |= {t.i for t in doc[token.i : token.i + 2] if t.i == token.i or t.lower_ in words("scale_words")}
     return any(t.lower_ in words("tied_count_words") and t.i not in free for t in doc)
 
 
@@ -173,33 +109,8 @@ def _value(text: str) -> float:
 def _word_before(doc, number) -> str:
     """The word before a number, past currency signs, articles and bounds ("more than $17")."""
     than = {t.i for m in matches(doc, "numerical.several_numbers") for t in m}  # its pattern: more than
-    j = number.i - 1
-    while j >= 0 and (doc[j].lower_ in words("before_number") or j in than):
-        j -= 1
-    return doc[j].lower_ if j >= 0 else ""
-
-
-def _tied_numbers(doc, first, others) -> bool:
-    """A later number tied to the first, or the first a bound of a range ("from 5 to 6")."""
-    if not others:
-        return False
-    if _word_before(doc, first) in ("from", "between"):
-        return True
-    for number in others:
-        after = doc[number.i + 1].text if number.i + 1 < len(doc) else ""
-        word = _word_before(doc, number)
-        if word in words("number_links") or word == "," and after == "," or number.i - first.i <= 2:
-            return True  # ", 34," an age in apposition; "3 2" a score
-    return False
-
-
-def _title_case_refusal(doc, token) -> str | None:
-    """In a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
-    a verb, a preposition or nothing: never after a name ("Apollo 11", "Heat Win Game 7"); and amounts of money."""
-    prev = doc[token.i - 1] if token.i > 0 else None
-    money = prev is not None and prev.text in words("currency_signs")  # "Bets $250 Million", "Record $38 bn"
-    read = token.text[:1].isdigit() and token.head.i >= token.i and (prev is None or prev.pos_ in ("VERB", "ADP"))
-    return None if money or read else "anchor.title_case"
+    skipped = {t.i for t in doc if t.lower_ in words("before_number")} | than
+    return next((doc[j].lower_ for j in reversed(range(number.i)) if j not in skipped), "")
 
 
 @reads_title_case
@@ -207,55 +118,71 @@ def numerical_step(doc, ctx=None) -> Made:
     """The first number raised by ``small_step`` when no other is tied to it ("7 police officers were killed")."""
     numbers = sorted([*numbers_in(doc), *filter(_glued_amount, doc)], key=lambda t: t.i)
     numbers = [n for n in numbers if not _calendar_day(n)]
-    numbers = [n for n in numbers if not _age_aside(n)] or numbers  # an age alone is refused as an age
+    # an age in apposition ("Chera Larkins, 32, of Manhattan") is passed over; an age alone is refused as an age
+    aside = {n.i for n in numbers if n.dep_ == "appos" and n.text.isdigit() and int(n.text) < 130}
+    aside = {i for i in aside if 0 < i < len(doc) - 1 and doc[i - 1].text == doc[i + 1].text == ","}
+    numbers = [n for n in numbers if n.i not in aside] or numbers
     if not numbers:
         raise Refuse("numerical.no_number")
-    token = numbers[0]
-    if _tied_numbers(doc, token, numbers[1:]):
+    token, others = numbers[0], numbers[1:]
+    # a later number tied to the first (", 34," an age in apposition; "3 2" a score), or the first a range's bound
+    links = [(_word_before(doc, n), doc[n.i + 1 : n.i + 2].text, n.i - token.i) for n in others]
+    tied = any(w in words("number_links") or w == "," and a == "," or gap <= 2 for w, a, gap in links)
+    if others and _word_before(doc, token) in ("from", "between") or tied:
         raise Refuse("numerical.several_numbers")
-    why = _title_case_refusal(doc, token) if title_case(doc) else None
-    if (why := why or fixed_number(doc, token) or _step_refusal(doc, token)) is not None:
+    # in a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
+    # a verb, a preposition or nothing, never after a name ("Apollo 11"); and amounts of money ("Bets $250 Million")
+    prev = doc[token.i - 1] if token.i > 0 else None
+    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    read = token.text[:1].isdigit() and token.head.i >= token.i and (prev is None or prev.pos_ in ("VERB", "ADP"))
+    money = prev is not None and prev.text in words("currency_signs")
+    if title_case(doc) and not (money or read):
+        raise Refuse("anchor.title_case")
+    if (why := fixed_number(doc, token)) is not None:
         raise Refuse(why)
-    return Made(rebuild(doc, {token.i: stepped(doc, token)}), "numerical:small_step")
+    if (new := stepped(doc, token)) is None:
+        raise Refuse("numerical.counts_no_noun")
+    if name_number(token):
+        raise Refuse("numerical.in_a_name_or_date")
+    if token.i in ends(doc, "numerical.stacked_scale"):  # its pattern: tens of thousands
+        raise Refuse("numerical.stacked_scale")
+    no_age = token.i in roots(doc, "numerical.identifier_or_age")  # its dep_pattern: by two agencies, the past 20 years
+    aged = prev is not None and prev.lower_ in words("age_or_clock_words") and not no_age
+    # "stood at 154,603": over 199 and no year (not "at 2330 GMT") after a word of no age is no age or time
+    plain = aged and prev.lower_ not in words("age_words") and prev.lemma_.lower() != "turn"
+    aged = aged and not (plain and _value(token.text) >= 200 and not re.fullmatch(r"\d{4}", token.text))
+    labels = words("number_labels") | words("step_labels")
+    labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
+    compound = measure_compound(doc, token) or token.i in roots(doc, "numerical.small_step")  # a 6.1-magnitude quake
+    # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
+    if labelled or aged or inside(doc, "numerical.identifier_or_age", token) and not compound:
+        raise Refuse("numerical.identifier_or_age")
+    duration = token.i + 1 in ends(doc, "numerical.in_a_name_or_date")  # its pattern: 20 years
+    if token.ent_type_ in words("name_entity_types") and not (compound or duration):  # a duration, a four-year ban
+        raise Refuse("numerical.in_a_name_or_date")
+    if (why := article_refusal(doc, token, new)) is not None:
+        raise Refuse(why)
+    if _tied(doc, token):
+        raise Refuse("numerical.tied_count")
+    bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
+    if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
+        raise Refuse("numerical.out_of_bounds")
+    counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
+    vague = token.lower_ in words("plural_scales")  # "hundreds of countries" is past no bound it keeps
+    if counted is not None and (vague or _value(token.text) <= counted) and counted < _value(new):
+        raise Refuse("numerical.step_passes_noun_bound")
+    return Made(rebuild(doc, {token.i: new}), "numerical:small_step")
 
 
 def _plural(noun) -> str | None:
     """The one plural lemminflect gives a singular common noun ("soldier" -> "soldiers"), or None."""
     lemma = noun.lemma_.lower()
     forms = ("people",) if lemma == "person" else getInflection(lemma, tag="NNS") or ()  # ("counts", "count")
-    plural = forms[0] if forms else None
-    return match_case(plural, noun.text) if plural and plural != noun.lower_ else None
-
-
-def _bound_of_one(plural: str | None) -> bool:
-    """The noun whose plural is ``plural`` has a natural bound of one (lexicon noun_bounds): two would pass it."""
-    bound = table("noun_bounds").get(plural or "")
-    return bound is not None and bound < 2
-
-
-def _one_refusal(doc, token, noun) -> str | None:
-    """Why "one" + ``noun`` may not become "two" + its plural: a fixed phrase (at one point, one day), a count tied to
-    another (one ... the other), a noun whose number something else agrees with (a subject, a pronoun, a relative
-    clause, a possessive), or a bound of one."""
-    if (why := fixed_number(doc, token)) is not None:
-        return why
-    fixed = words("one_fixed_nouns") | words("time_nouns") | words("vague_time_nouns")
-    if noun.lemma_.lower() in fixed or noun.lower_ in fixed:
-        return "numerical.idiom"
-    if _tied(doc, token):
-        return "numerical.tied_count"
-    agrees = token.i in roots(doc, "numerical.one_agreement")  # its dep_pattern: one man walks, one soldier's journey
-    referred = any(t.lower_ in words("third_person_pronouns") for t in doc[noun.i + 1 :])
-    if agrees or referred or any(t.pos_ not in ("ADJ", "NOUN") for t in doc[token.i + 1 : noun.i]):
-        return "numerical.one_agreement"
-    if _bound_of_one(_plural(noun)):
-        return "numerical.step_passes_noun_bound"
-    return None
+    return match_case(forms[0], noun.text) if forms and forms[0] and forms[0] != noun.lower_ else None
 
 
 def numerical_one(doc, ctx=None) -> Made:
-    """The sentence's only number, "one" counting a singular object, made "two" and its noun plural ("killing one
-    soldier" -> "killing two soldiers"); never a subject, whose verb would have to agree."""
+    """ "killing one soldier" -> "killing two soldiers": the only number, "one" on a singular object, not a subject."""
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     if not numbers:
         raise Refuse("numerical.no_number")
@@ -264,15 +191,24 @@ def numerical_one(doc, ctx=None) -> Made:
     counted = token.i in roots(doc, "numerical.one_to_two")  # its dep_pattern: "one" counting a singular noun after it
     if len(numbers) > 1 or not counted or _plural(noun) is None:
         raise Refuse("numerical.counts_no_noun" if len(numbers) == 1 else "numerical.several_numbers")
-    if (why := _one_refusal(doc, token, noun)) is not None:
-        raise Refuse(why)
+    if (why := fixed_number(doc, token)) is not None:
+        raise Refuse(why)  # a fixed phrase: at one point, one day
+    fixed = words("one_fixed_nouns") | words("time_nouns") | words("vague_time_nouns")
+    if noun.lemma_.lower() in fixed or noun.lower_ in fixed:
+        raise Refuse("numerical.idiom")
+    if _tied(doc, token):
+        raise Refuse("numerical.tied_count")  # one ... the other
+    agrees = token.i in roots(doc, "numerical.one_agreement")  # its dep_pattern: one man walks, one soldier's journey
+    referred = any(t.lower_ in words("third_person_pronouns") for t in doc[noun.i + 1 :])
+    if agrees or referred or any(t.pos_ not in ("ADJ", "NOUN") for t in doc[token.i + 1 : noun.i]):
+        raise Refuse("numerical.one_agreement")
+    if table("noun_bounds").get(_plural(noun), 2) < 2:  # a natural bound of one (lexicon noun_bounds)
+        raise Refuse("numerical.step_passes_noun_bound")
     return Made(rebuild(doc, {token.i: "two", noun.i: _plural(noun)}), "numerical:one_to_two")
 
 
 def numerical_article(doc, ctx=None) -> Made:
-    """A short caption's opening subject counted by its article, made two, its noun plural and its verb agreeing ("A
-    woman is slicing an onion" -> "Two women are slicing an onion"; a fragment's -ing form needs none: "A dog
-    running" -> "Two dogs running"); in a sentence with no number and nothing that fits one agent only."""
+    """ "A woman is slicing an onion" -> "Two women are slicing an onion": a short caption's article subject."""
     found = dep_matches(doc, "numerical.article_to_two")  # its dep_patterns: the verb and the noun (in either order)
     shape = [(m[-1], *sorted(m[:2], key=lambda t: t.pos_ != "NOUN")) for m in found]  # article, noun, verb
     shape = [(a, n, v) for a, n, v in shape if a.i == 0 and _article_subject(doc, n, v)]
@@ -281,12 +217,14 @@ def numerical_article(doc, ctx=None) -> Made:
     article, noun, verb = shape[0]
     after = doc[verb.i + 1 :]  # a pronoun or a second present verb ("and climbs inside"); a word of one agent
     agree = words("third_person_pronouns") | words("singular_subject_words")  # anywhere: "A single orange"
-    if kids(verb, "conj") or any(_present_verb(t) for t in after) or any(t.lower_ in agree for t in doc[1:]):
+    # a present verb, or a plural the tagger made of one after an and ("plays the guitar and sings")
+    joined = [t for t in after if t.dep_ == "conj" and t.tag_ == "NNS" and getAllLemmas(t.lower_).get("VERB")]
+    if kids(verb, "conj") or joined or any(t.tag_ == "VBZ" for t in after) or any(t.lower_ in agree for t in doc[1:]):
         raise Refuse("numerical.article_subject_agreement")
     if verb.i in roots(doc, "numerical.article_subject_one_user"):  # its dep_pattern: drives a car, with an axe
         raise Refuse("numerical.article_subject_one_user")
     plural = _plural(noun)
-    if plural is None or _bound_of_one(plural):
+    if plural is None or table("noun_bounds").get(plural, 2) < 2:
         raise Refuse("numerical.step_passes_noun_bound")
     edit = {article.i: match_case("two", article.text), noun.i: plural}
     if verb.dep_ != "acl":  # "is" -> "are", "plays" -> "play"
@@ -295,15 +233,8 @@ def numerical_article(doc, ctx=None) -> Made:
     return Made(rebuild(doc, edit), "numerical:article_to_two")
 
 
-def _present_verb(token) -> bool:
-    """A present verb, or a plural the tagger made of one after an and ("plays the guitar and sings")."""
-    joined = token.dep_ == "conj" and token.tag_ == "NNS" and bool(getAllLemmas(token.lower_).get("VERB"))
-    return token.tag_ == "VBZ" or joined
-
-
 def _article_subject(doc, noun, verb) -> bool:
-    """The subject is its article, adjectives and nouns, right before its verb: "is" and an -ing form, a present
-    verb that is no auxiliary or, in a caption fragment, the -ing form on the noun."""
+    """The subject is its article, adjectives and nouns, right before "is" and -ing, a present verb or its -ing."""
     clause = set(verb.subtree) if verb.head == noun else set()  # a fragment's -ing form and what it governs
     own = [t.i for t in noun.subtree if t not in clause and not t.is_punct]
     modifiers = all(t.dep_ in ("amod", "compound") and t.pos_ in ("ADJ", "NOUN") for t in doc[1 : noun.i])

@@ -19,7 +19,6 @@ from pairbench.generated_suites.edits import (
 from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import dep_matches, matches, rooted, starts
 
-_PRONOUN_TAGS = ("PRP", "PRP$", "WP", "WDT", "EX")
 _SPAN_OK = {"det", "amod", "compound", "poss", "nummod", "case", "nmod", "quantmod", "punct"}
 
 
@@ -30,7 +29,7 @@ def _bare(token, marks=("det", "poss", "nummod", "compound", "amod")) -> bool:
 
 def argument(token):
     """The contiguous noun phrase of an argument (determiner, modifiers, head), or refuse."""
-    if token.tag_ in _PRONOUN_TAGS or token.pos_ == "PRON":
+    if token.tag_ in ("PRP", "PRP$", "WP", "WDT", "EX") or token.pos_ == "PRON":
         raise Refuse("entity_swap.pronoun_argument")
     if token.pos_ not in ("NOUN", "PROPN"):
         raise Refuse("entity_swap.not_a_noun_phrase")
@@ -71,8 +70,7 @@ def phrase(span, *, first: bool) -> str:
     return text[:1].upper() + text[1:] if first and span.doc.text[:1].isupper() else text
 
 
-# The refusals of the clause's verb and object, before its arguments are read, in order: (id, test of ``s``, the
-# clause: its doc, root, verb (the root's lemma), subj, obj and bare, the object a bare noun)
+# The refusals of the clause, before its arguments are read, in order: (id, test of ``s``: doc, root, verb, subj, obj)
 _CLAUSE_REFUSALS = (
     ("entity_swap.symmetric_verb", lambda s: s.verb in words("symmetric_verbs")),
     ("entity_swap.hyphenated_verb", lambda s: bool(matches(s.doc, "entity_swap.hyphenated_verb"))),  # its pattern
@@ -146,36 +144,31 @@ def _comma_subjects(root) -> bool:
 
 
 def _second_verb_of_subject(root, obj) -> bool:
-    """A verb after the object whose unstated subject is the root's ("failed to take the city", "to force
-    talks", "before leaving"): the swap would give it the object. A headline's comma-joined one stays."""
+    """A verb after the object whose unstated subject the swap would make the object ("failed to take the city")."""
     doc = root.doc
     listed = headline(doc) and not kids(root, "cc")
     for _, c, *pcomp in dep_matches(doc, "entity_swap.subject_of_second_verb"):  # its pattern: the verbs
-        comma_joined = listed and c.dep_ == "conj" and doc[c.i - 1].text == ","
+        comma_joined = listed and c.dep_ == "conj" and doc[c.i - 1].text == ","  # a headline's list stays
         if c.i > obj.i and not comma_joined and not kids((pcomp or [c])[0], "nsubj", "nsubjpass", "expl", "csubj"):
             return True
     return False
 
 
 def _agreement(root, a, b):
-    """In a caption, the verb between the arguments that a swap of numbers re-agrees and its new form: the auxiliary
-    ("is" -> "are") or a present main verb ("cuts" -> "cut"); None for a past or a modal, which agree with neither."""
+    """In a caption, the verb between the arguments that re-agrees and its new form ("is" -> "are", "cuts" -> "cut")."""
     doc = root.doc
     auxiliaries = kids(root, "aux", "auxpass")  # a past or a modal agrees with neither: cut, will cut
     aux = next((c for c in auxiliaries if c.lower_ in table("auxiliary_agreement")), None)
     agrees_none = aux is None and (root.tag_ == "VBD" and not auxiliaries or any(c.tag_ == "MD" for c in auxiliaries))
-    present = None  # the main verb's present of the other number: cuts -> cut, cut -> cuts
-    if aux is None and root.tag_ == "VBZ":
-        present = root.lemma_.lower()
-    elif aux is None and root.tag_ == "VBP":
-        present = next(iter(getInflection(root.lemma_, "VBZ")), None)
+    # the main verb's present of the other number: cuts -> cut, cut -> cuts
+    forms = {"VBZ": root.lemma_.lower(), "VBP": next(iter(getInflection(root.lemma_, "VBZ")), None)}
+    present = forms.get(root.tag_) if aux is None else None
     verb = aux if aux is not None else root if present or agrees_none else None
     if verb is None or not a.end <= verb.i < b.start or aux is None and headline(doc):  # a headline's tense is loose
         raise Refuse("entity_swap.number_disagrees")
     if len(doc) > 12 or any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") or t.text in (",", ";") for t in doc):
         raise Refuse("entity_swap.agreement_beyond_caption")
-    for span in (a, b):
-        head = span.root
+    for head in (a.root, b.root):
         if plural(head) and not (head.lower_.endswith("s") or head.lower_ in words("irregular_plurals")):
             raise Refuse("entity_swap.number_disagrees")
     if agrees_none:

@@ -1,6 +1,5 @@
-"""Temporal rules: a relation inverted (before <-> after, earlier <-> later, ahead of -> after), refused where the
-inverted sentence could contradict itself; ``temporal_opening``, ``temporal_headline`` and ``temporal_sequence``
-(then -> earlier) are the fallbacks."""
+"""Temporal rules: a relation inverted (before <-> after, earlier <-> later, ahead of -> after) where the inverse
+cannot contradict the sentence; the fallbacks invert an opening, a headline's before and a sequence adverb."""
 
 from __future__ import annotations
 
@@ -44,10 +43,10 @@ def _time_words() -> frozenset[str]:
 
 
 def _before_after_refusal(doc, rel: Relation) -> str | None:
+    """A before or after that is no relation of events, or whose inverse could contradict the sentence."""
     token = rel.token
     objects = kids(token, "pobj")
-    bare = token.dep_ == "prep" and not kids(token, "pobj", "pcomp")
-    if token.dep_ not in ("prep", "mark") or bare:
+    if token.dep_ not in ("prep", "mark") or token.dep_ == "prep" and not kids(token, "pobj", "pcomp"):
         return "temporal.adverb"
     if matches(doc, "temporal.spatial_before") or rooted(doc, "temporal.spatial_before", token):
         return "temporal.spatial_before"
@@ -55,94 +54,79 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     if any(o.ent_type_ in ("DATE", "TIME") or all(g.lower_ != "half" for g in o.children) for o in timed):
         return "temporal.time_object"
     head, results = _main_head(token), words("causal_heads") | words("temporal_results") | words("temporal_responses")
+    # the event of its object or clause (its verb, noun or -ing form); the main predicate: verb, the verb it
+    # completes, complements, object (stopped working, fell ill)
+    events = [token.head] if token.dep_ == "mark" else kids(token, "pobj", "pcomp")
+    # an act on an object not the agent's own (killed two militants after..., froze the samples after collection)
+    deps, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
+    acts = head.lemma_.lower() in words("temporal_agent_acts") and "dobj" in deps and "auxpass" not in deps
+    acts = acts and (head.lemma_.lower() in ("kill", "injure") or all(e.lemma_.lower() in routine for e in events))
+    acts = acts and not kids(deps["dobj"], "poss") and "nsubj" in deps
+    acts = acts and deps["nsubj"].lemma_.lower() not in words("cause_events") | words("causal_heads")
+    said = [head, head.head] if head.dep_ in ("xcomp", "advcl") else [head]
+    said += kids(head, "xcomp", "acomp", "oprd", "dobj", "attr")
+    predicate = {t.lemma_.lower() for t in said} | {t.lower_ for t in said}
     at_point = objects and all(c.lemma_.lower() in words("time_points") for c in objects)  # died after midnight
-    if rel.sense == "after" and _predicate(head) & results and not (_agent_act(head, _events(token)) or at_point):
+    if rel.sense == "after" and predicate & results and not (acts or at_point):
         return "temporal.causal_head"
     verb = head  # a relation that hangs on an object asks its verb
     while verb.dep_ in ("dobj", "pobj", "attr", "appos") and verb.head is not verb:
         verb = verb.head
     if rooted(doc, "temporal.negated_clause", verb):
         return "temporal.negated_clause"
-    why = _order_refusal(doc, rel) or _cause_refusal(doc, rel)
-    if why is None and head.dep_ == "ROOT" and not kids(head, "nsubj", "nsubjpass"):
-        return "temporal.no_subject"
-    return why
-
-
-def _order_refusal(doc, rel: Relation) -> str | None:
-    """A focus word, a modal, a rank, an event moved past its end, a result or its trigger around an after."""
     for rid in ("temporal.focus_word", "temporal.modal_clause", "temporal.ranked"):
         if matches(doc, rid) or rid == "temporal.modal_clause" and dep_matches(doc, rid):
             return rid
-    token = rel.token
+    phrase = list((token.head if token.dep_ == "mark" else token).subtree)  # its object phrase or clause
     if rel.sense == "before":  # an ending, or a response put before its trigger (before the system sends a receipt)
-        hyphened = {t.i for t in doc if t.i > 0 and doc[t.i - 1].text == "-"}  # the off of kick-off ends nothing
-        verb_only = words("temporal_verb_endings")  # "before the fire started": fire ends nothing as a noun
-        said = {
-            t.lemma_.lower()
-            for t in _phrase(token).subtree
-            if t.i not in hyphened and not (t.pos_ == "NOUN" and t.lemma_.lower() in verb_only)
-        }
-        clause = {t.i for t in _phrase(token).subtree}  # who leaves: a pronoun or a noun of the main clause
-        main = {t.lemma_.lower() for t in doc if t.i not in clause and t.pos_ in ("NOUN", "PROPN")}
-        gone = [m[1] for m in dep_matches(doc, "temporal.after_leaving") if m[0] in _events(token)]
-        why = "temporal.response_before_trigger" if said & words("temporal_responses") else None
-        left = any(c.pos_ == "PRON" or c.lemma_.lower() in main for c in gone)
-        why = "temporal.after_leaving" if why is None and left else why
-        return "temporal.after_an_ending" if said & words("temporal_endings") else why
-    subject = {t for c in kids(_main_head(token), "nsubj", "nsubjpass") for t in c.subtree}
-    clause = set(_phrase(token).subtree) - set(_events(token))  # bar its trigger
-    results = words("temporal_consequences")
-    moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
-    return "temporal.result_before_cause" if moved and not _agent_act(_main_head(token), _events(token)) else None
-
-
-def _phrase(token):
-    """The relation's object phrase (the preposition) or, for a mark, its clause (the clause's verb)."""
-    return token.head if token.dep_ == "mark" else token
-
-
-def _events(token) -> list:
-    """The event of an after's (or before's) object or clause: its verb, noun or -ing form."""
-    return [token.head] if token.dep_ == "mark" else kids(token, "pobj", "pcomp")
+        # the off of kick-off ends nothing; "before the fire started": fire ends nothing as a noun
+        skip = {t.i for t in doc if t.i > 0 and doc[t.i - 1].text == "-"}
+        skip |= {t.i for t in phrase if t.pos_ == "NOUN" and t.lemma_.lower() in words("temporal_verb_endings")}
+        said = {t.lemma_.lower() for t in phrase if t.i not in skip}
+        # who leaves: a pronoun or a noun of the main clause
+        main = {t.lemma_.lower() for t in doc if t not in phrase and t.pos_ in ("NOUN", "PROPN")}
+        gone = [m[1] for m in dep_matches(doc, "temporal.after_leaving") if m[0] in events]
+        if said & words("temporal_endings"):
+            return "temporal.after_an_ending"
+        if said & words("temporal_responses"):
+            return "temporal.response_before_trigger"
+        if any(c.pos_ == "PRON" or c.lemma_.lower() in main for c in gone):
+            return "temporal.after_leaving"
+    else:  # a result moved before its cause: the cause's own clause barred, and its trigger
+        subject = {t for c in kids(head, "nsubj", "nsubjpass") for t in c.subtree}
+        clause, results = set(phrase) - set(events), words("temporal_consequences")
+        moved = [t for t in doc if t not in subject | clause and {t.lemma_.lower(), t.lower_} & results]
+        if moved and not acts:
+            return "temporal.result_before_cause"
+    if (why := _date_refusal(doc, rel)) is not None:
+        return why
+    if rel.sense == "after":  # an after whose object or clause may cause the main event
+        caused = token.dep_ == "mark" and token.head.lemma_.lower() in words("cause_verbs")
+        named = any(c.pos_ != "PRON" for c in objects)  # After the film, ...
+        if rel.lead.i - 1 not in roots(doc, "temporal.modified") and (rel.lead.i == 0 and not named or caused):
+            return "temporal.after_clause"
+        if rooted(doc, "temporal.market_after_news", head):  # a market moves on what came before (a rate cut)
+            return "temporal.market_after_news"
+        caused = any({o.lemma_.lower(), o.lower_} & (words("cause_events") | words("causal_heads")) for o in events)
+        if rooted(doc, "temporal.result_after_cause", head) or caused:
+            return "temporal.result_after_cause"
+    return "temporal.no_subject" if head.dep_ == "ROOT" and not kids(head, "nsubj", "nsubjpass") else None
 
 
 def _temporal_refusal(doc, rel: Relation) -> str | None:
     token, head = rel.token, rel.token.head
     if rel.sense in ("before", "after"):
-        if (why := _before_after_refusal(doc, rel)) is not None:
-            return why
+        why = _before_after_refusal(doc, rel)
     elif rooted(doc, "temporal.later", token):
-        if (why := _date_refusal(doc, rel)) is not None:
-            return why
-        for rid in ("temporal.later_result", "temporal.later_discourse"):
-            if rooted(doc, rid, head):
-                return rid
-    elif token.i + 1 >= len(doc) or doc[token.i + 1].lower_ != "than":
-        return "temporal.without_than"
-    for rid in ("temporal.phrasal_verb", "temporal.within_activity"):  # shapes around the relation word itself
-        if rooted(doc, rid, token):
-            return rid
-    modified = rel.lead.i - 1 in starts(doc, "temporal.modified")  # soon after, the day before
-    if modified and _measure(doc, rel.lead) is None:
-        return "temporal.modified"
-    return None
-
-
-def _predicate(head) -> set[str]:
-    """The main predicate's words: verb, the verb it completes, complements, object (stopped working, fell ill)."""
-    said = [head, head.head] if head.dep_ in ("xcomp", "advcl") else [head]
-    said += kids(head, "xcomp", "acomp", "oprd", "dobj", "attr")
-    return {t.lemma_.lower() for t in said} | {t.lower_ for t in said}
-
-
-def _agent_act(head, events) -> bool:
-    """An act on an object not the agent's own (killed two militants after..., froze the samples after collection)."""
-    deps, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
-    done = head.lemma_.lower() in words("temporal_agent_acts") and "dobj" in deps and "auxpass" not in deps
-    done = done and (head.lemma_.lower() in ("kill", "injure") or all(e.lemma_.lower() in routine for e in events))
-    done = done and not kids(deps["dobj"], "poss") and "nsubj" in deps
-    return done and deps["nsubj"].lemma_.lower() not in words("cause_events") | words("causal_heads")
+        later = [rid for rid in ("temporal.later_result", "temporal.later_discourse") if rooted(doc, rid, head)]
+        why = _date_refusal(doc, rel) or next(iter(later), None)
+    else:  # a comparison: earlier or later than
+        why = None if doc[token.i + 1 : token.i + 2].text.lower() == "than" else "temporal.without_than"
+    # shapes around the relation word itself; a modifier that is no measure (soon after, the day before)
+    shapes = [rid for rid in ("temporal.phrasal_verb", "temporal.within_activity") if rooted(doc, rid, token)]
+    before = rel.lead.i - 1
+    modified = before in starts(doc, "temporal.modified") and before not in roots(doc, "temporal.modified")
+    return why or next(iter(shapes), None) or ("temporal.modified" if modified else None)
 
 
 def _main_head(token):
@@ -151,51 +135,24 @@ def _main_head(token):
     return token.head.head if token.dep_ == "mark" or two_words else token.head
 
 
-def _measure(doc, token):
-    """ "two days after ...": the duration of the gap, kept when the order turns; or None."""
-    return doc[token.i - 1] if token.i - 1 in roots(doc, "temporal.modified") else None
-
-
-def _is_time(t) -> bool:
-    """A date, time, year or day word (early and late as time words, never as adjectives)."""
-    return inside(t.doc, "temporal.date_beside", t)
-
-
 def _date_refusal(doc, rel: Relation) -> str | None:
     """A year anywhere, a now-bound word beside the relation or a date on both sides of it."""
-    measure = _measure(doc, rel.lead)
-    skip = {t.i for t in measure.subtree} if measure is not None else set()
+    # "two days after ...": the duration of the gap (its dep_pattern), kept when the order turns
+    skip = {t.i for t in doc[rel.lead.i - 1].subtree} if rel.lead.i - 1 in roots(doc, "temporal.modified") else set()
     token = rel.token
-    within = {t.i for t in _phrase(token).subtree}  # its object or clause
-    times = [t for t in doc if t.i not in skip and _is_time(t)]
+    within = {t.i for t in (token.head if token.dep_ == "mark" else token).subtree}  # its object or clause
+    # a date, time, year or day word (early and late as time words, never as adjectives)
+    dated = {t.i for t in doc if inside(doc, "temporal.date_beside", t)}
+    times = [t for t in doc if t.i in dated - skip]
     outside = [t for t in times if t.i not in within]
     if any(is_year(t) for t in times) or any(t.lower_ in words("deictic_time") for t in outside):
         return "temporal.date_beside"
     past = _main_head(token).tag_ == "VBD"  # yesterday, last week: past, like the verb
-    tied = [m[-1] for m in dep_matches(doc, "temporal.date_tied_to_now") if len(m) == 1 or _is_time(m[0])]
+    tied = [m[-1] for m in dep_matches(doc, "temporal.date_tied_to_now") if len(m) == 1 or m[0].i in dated]
     if any(t.i in within and not (past and t.lower_ in ("yesterday", "last")) for t in tied):
         return "temporal.date_tied_to_now"
     if outside and any(t.i in within for t in times):
         return "temporal.date_beside"
-    return None
-
-
-def _cause_refusal(doc, rel: Relation) -> str | None:
-    """A date against the relation, or an after whose object or clause may cause the main event."""
-    why = _date_refusal(doc, rel)
-    token = rel.token
-    if why is not None or rel.sense != "after":
-        return why
-    head = _main_head(token)
-    caused = token.dep_ == "mark" and token.head.lemma_.lower() in words("cause_verbs")
-    named = any(c.pos_ != "PRON" for c in kids(token, "pobj"))  # After the film, ...
-    if _measure(doc, rel.lead) is None and (rel.lead.i == 0 and not named or caused):
-        return "temporal.after_clause"
-    if rooted(doc, "temporal.market_after_news", head):  # a market moves on what came before (a rate cut)
-        return "temporal.market_after_news"
-    caused = any({o.lemma_.lower(), o.lower_} & (words("cause_events") | words("causal_heads")) for o in _events(token))
-    if rooted(doc, "temporal.result_after_cause", head) or caused:
-        return "temporal.result_after_cause"
     return None
 
 
@@ -228,8 +185,7 @@ def temporal(doc, ctx=None) -> Made:
 
 
 def temporal_opening(doc, ctx=None) -> Made:
-    """ "An hour later the helicopter fired ..." -> "An hour earlier ...": after an opening duration ("Earlier
-    Thursday" is not taken: it reads as "previously", two of two readers on 2026-11-26)."""
+    """After an opening duration: "An hour later" -> "An hour earlier" ("Earlier Thursday" reads as "previously")."""
     found = [t for t in doc if t.lower_ in _time_words()]
     gap = [m for m in matches(doc, "temporal.opening") if m.start <= 2]  # "An hour", "Two days": at most 3 words
     if len(found) != 1 or not gap or not all(t.like_num or t.is_stop for t in doc[: gap[0].start]):
@@ -241,9 +197,7 @@ def temporal_opening(doc, ctx=None) -> Made:
 
 
 def temporal_sequence(doc, ctx=None) -> Made:
-    """ "The blaze then spread to ..." -> "The blaze earlier spread to ...": a sequence adverb (then, subsequently:
-    later; previously: earlier) after the subject, right before the main clause's past-tense verb, inverted as
-    later and earlier are, with their refusals (a result or a finding, a date beside it, a modifier)."""
+    """ "The blaze then spread to ..." -> "The blaze earlier spread to ...": a sequence adverb inverted as later is."""
     inverse, into = table("temporal_relations"), table("temporal_sequence_adverbs")
     found = [t for t in doc if t.lower_ in into]
     token = found[0] if len(found) == 1 and rooted(doc, "temporal.later", found[0]) else None
@@ -265,8 +219,7 @@ def temporal_sequence(doc, ctx=None) -> Made:
 
 @reads_title_case
 def temporal_headline(doc, ctx=None) -> Made:
-    """ "Officials Meet Ahead of March Deadline" -> "... After March Deadline": only a before is inverted, so no
-    result comes before its cause."""
+    """ "Officials Meet Ahead of March Deadline" -> "... After March Deadline": no result put before its cause."""
     if not title_case(doc):
         raise Refuse("temporal.not_headline")
     marked = _time_words() | words("temporal_headline_marks")
@@ -281,10 +234,11 @@ def temporal_headline(doc, ctx=None) -> Made:
     if len(before) < 2 or not after or before[-1].lower_ in words("temporal_modifiers"):
         raise Refuse("temporal.headline_relation_placed")
     head = after[-1]  # a Title-Case noun phrase ends in its head
-    if after[0].like_num or _is_time(head) or head.lower_ in words("time_units") | words("audiences"):
+    dated = {t.i for t in doc if inside(doc, "temporal.date_beside", t)}
+    if after[0].like_num or head.i in dated or head.lower_ in words("time_units") | words("audiences"):
         raise Refuse("temporal.headline_time_object")
     nowish = words("deictic_time") | {"next", "last"}
-    if any(_is_time(t) for t in before) or any(is_year(t) or t.lower_ in nowish for t in after):
+    if any(t.i in dated for t in before) or any(is_year(t) or t.lower_ in nowish for t in after):
         raise Refuse("temporal.date_beside")
     edit = {lead.i: match_case("after", lead.text)} | ({pair[1].i: ""} if size == 2 else {})
     return Made(rebuild(doc, edit), "temporal:headline")
