@@ -1,6 +1,5 @@
-"""Parts of a sentence that presuppose its claim: a not added to the claim would contradict them
-("Along with Intel, the companies do not include ...", "was not taken to X, where he later died").
-Most are their records' patterns (registry/negation.presuppositions.yaml, registry/hedging.yaml)."""
+"""Parts of a sentence that presuppose its claim, which a not added to it would contradict ("was not taken to X, where
+he later died"); most are their records' patterns (registry/negation.presuppositions.yaml, registry/hedging.yaml)."""
 
 from __future__ import annotations
 
@@ -20,16 +19,15 @@ def _held(doc, root, rid: str) -> bool:
 
 
 def presupposed(doc, root, negs) -> str | None:
-    """Why the rest of the sentence would contradict a not added to (or removed from) the claim: the first refusal
-    of ``_PRESUPPOSED`` whose test holds."""
+    """Why the rest of the sentence would contradict a not added to (or removed from) the claim."""
     if negs:
         return "negation.polarity_phrase" if matches(doc, "negation.polarity_phrase") else None
     return next((rid for rid, test in _PRESUPPOSED if test(doc, root, rid)), None)
 
 
 def _coordinated(doc, root, rid=None) -> bool:
-    """A second verb of the claim's subject that tells what followed ("escaped and is now sought"), whose time hangs
-    on the first's ("arrived on Monday and was unpacked by noon") or that ends with since ("and has worn it since")."""
+    """A second verb of the claim's subject that tells what followed ("escaped and is now sought"), timed after the
+    first's ("arrived on Monday and was unpacked by noon") or ending with since ("and has worn it since")."""
     later = [c for c in kids(root, "conj") if not has_subject(c)]
     timed = later and _timed(root, later[0].i) and any(_timed(c, len(doc), True) for c in later)
     after = any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for c in later for g in c.children)
@@ -39,9 +37,8 @@ def _coordinated(doc, root, rid=None) -> bool:
 
 
 def _presupposing_comment(doc, root, rid) -> bool:
-    """A comment after a comma that asserts the claim happened (lexicon presupposing_comments), the record's patterns
-    (one that measures the claim: ", longer than any before", ", which was longer than ..."), or a which (that is)
-    clause after a verb phrase that holds an amount ("cost 300 dollars, which was twice the quote")."""
+    """A comment after a comma that asserts the claim happened (lexicon presupposing_comments, the record's patterns),
+    or a which (that is) clause after a verb phrase that holds an amount ("cost 300 dollars, which was twice ...")."""
     if _held(doc, root, rid):
         return True
     for comma in (t for t in doc[root.i + 1 :] if t.text == "," and t.i + 1 < len(doc)):
@@ -49,9 +46,8 @@ def _presupposing_comment(doc, root, rid) -> bool:
         if any(" ".join(t.lower_ for t in rest[:n]) in words("presupposing_comments") for n in (2, 3)):
             return True
         which = rest[0].lower_ == "which" or rest[0].lower_ == "that" and len(rest) > 1 and rest[1].lemma_ == "be"
-        # a number, amount, price or count in the claim's verb phrase, however the parse hangs the which (that is)
-        span = doc[root.i + 1 : comma.i]
-        if which and any((t.like_num or t.ent_type_ in AMOUNT_TYPES) and root in t.ancestors for t in span):
+        amounts = [t for t in doc[root.i + 1 : comma.i] if t.like_num or t.ent_type_ in AMOUNT_TYPES]  # however hung
+        if which and any(root in t.ancestors for t in amounts):
             return True
     return False
 
@@ -98,8 +94,7 @@ _BY_CHILD = (
 
 
 def framed(doc, root) -> str | None:
-    """Why a change of the clause would miss its claim: the claim is framed elsewhere, or the parse is wrong (each
-    refusal's dependency pattern on the claim's verb; those of one child of it tried child by child)."""
+    """Why a change of the clause would miss its claim: the claim is framed elsewhere, or the parse is wrong."""
     for rid in ("hedging.claim_noun_clause", "hedging.feeling_frame"):
         if _held(doc, root, rid):
             return rid

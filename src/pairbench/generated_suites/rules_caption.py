@@ -1,5 +1,4 @@
-"""Fallback rules (``generate.FALLBACKS``, deterministic) for captions that leave out "is" ("A man
-walking down the stairs."), which have no finite verb for the clause rules."""
+"""Fallback rules (``generate.FALLBACKS``) for captions with no finite verb ("A man walking down the stairs.")."""
 
 from __future__ import annotations
 
@@ -16,19 +15,18 @@ _SUBJECT_TAGS = {"DT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "VBN", "HYP
 
 
 def _caption_parts(doc, wide=False):
-    """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse. ``wide`` (negation's): the
-    noun phrase may hold a prepositional phrase before the participle of its head ("A group of people sitting",
-    "A man on a motorcycle performing": the parse hangs the participle on the head noun) or open with a
-    capitalised common noun the tagger read as a name ("Group of horses grazing")."""
+    """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse. ``wide`` (negation's): the noun
+    phrase may hold a prepositional phrase ("A group of people sitting") or open with a capitalised common noun."""
     heads = [t for t in doc if t.dep_ == "ROOT"]
     if len(heads) != 1 or doc.text.rstrip().endswith(("?", "!")):
         raise Refuse("negation.caption_not_one_sentence")
     root = heads[0]
+    capital = wide and root.i == 0 and root.tag_ == "NNP" and root.text[:1].isupper() and root.text[1:].islower()
     if root.tag_ == "VBG" and not kids(root, "aux", "auxpass"):
         participle = root  # "A passenger train waiting in a station."
         if not kids(root, "nsubj"):
             raise Refuse("negation.caption_without_subject")
-    elif root.tag_ in ("NN", "NNS") or wide and root.i == 0 and root.tag_ == "NNP" and _common_noun(root):
+    elif root.tag_ in ("NN", "NNS") or capital and "NOUN" in getAllLemmas(root.lower_):  # "Group of horses": no name
         participle = next((c for c in kids(root, "acl") if c.tag_ == "VBG"), None)
         if participle is None or participle.i != root.i + 1 and not (wide and _phrase_between(root, participle)):
             raise Refuse("negation.caption_without_participle")
@@ -37,16 +35,10 @@ def _caption_parts(doc, wide=False):
     subject = doc[: participle.i]
     tags = _SUBJECT_TAGS | ({"IN"} if wide else set())
     last = ("NN", "NNS", "NNP") if root.tag_ == "NNP" else ("NN", "NNS")  # "Group of horses": its pobj is last
-    if not subject or subject[-1].tag_ not in last or any(t.tag_ not in tags for t in subject):
+    loose = [t for t in subject if t.tag_ == "IN" and not (t.dep_ == "prep" and t.head.i < t.i)]  # of no noun before
+    if not subject or subject[-1].tag_ not in last or any(t.tag_ not in tags for t in subject) or loose:
         raise Refuse("negation.caption_subject")
-    if any(t.tag_ == "IN" and not (t.dep_ == "prep" and t.head.i < t.i) for t in subject):
-        raise Refuse("negation.caption_subject")  # a preposition that opens no phrase of the noun before it
     return subject, participle
-
-
-def _common_noun(token) -> bool:
-    """A capitalised first word that is a common noun ("Group of horses"), not a name."""
-    return token.text[:1].isupper() and token.text[1:].islower() and "NOUN" in getAllLemmas(token.lower_)
 
 
 def _phrase_between(head, participle) -> bool:
@@ -82,8 +74,7 @@ def negation_caption(doc, ctx=None) -> Made:
 
 
 def _missed_present(doc) -> Made | None:
-    """ "A woman slices tofu." with "slices" parsed a plural noun: a verb's -s form after "a" and a singular noun,
-    or its base form after a plural, can only be the verb. A short plain one-clause caption only."""
+    """ "A woman slices tofu." with "slices" parsed a plural noun: a verb form after a noun that agrees with it."""
     counted = doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD"
     if not doc.text.rstrip().endswith(".") or not counted or len(doc) > 18:
         return None
@@ -106,13 +97,11 @@ _HEADLINE_OBJECT_TAGS = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "N
 
 def _headline_missed_present(doc) -> Made | None:
     """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun: in a headline with no verb, a verb's
-    -s form after a singular noun phrase ending in a noun or a name, and an object right after it (a determiner,
-    number, adjective, name, or a noun that is no verb: "USA expels Venezuela diplomats"), is the verb; not before
-    a preposition ("Iran talks in Geneva": a noun phrase), nor with a second verb, a quote or a clause mark."""
+    -s form between a singular noun phrase and an object is the verb (not "Iran talks in Geneva")."""
     if not headline(doc) or matches(doc, "negation.headline_do_support"):
         return None
     found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
-    found = [t for t in found if _headline_subject(doc[: t.i]) and _headline_object(doc, t)]
+    found = [t for t in found if _headline_verb(doc, t)]
     if len(found) != 1:
         return None
     verb = found[0]
@@ -123,11 +112,8 @@ def _headline_missed_present(doc) -> Made | None:
 
 
 def _headline_passive_on_noun(doc) -> Made | None:
-    """ "Palestinian diplomat injured in explosion" with "injured" hung on "diplomat" as a participle: a headline
-    that is a noun phrase and one bare participle after it (or after the head noun's prepositional phrases) is
-    a reduced passive, read as ``rules_clause.headline_participle`` reads one tagged the verb ("Palestinian
-    diplomat not injured in explosion"); not with a count in its subject ("Two not killed" reads as two others
-    who lived), an object, a second verb, a quote before the verb, or a clause mark."""
+    """ "Palestinian diplomat injured in explosion" with "injured" hung on "diplomat": a headline's noun phrase and one
+    bare participle after it is a reduced passive, read as ``rules_clause.headline_participle`` reads one."""
     root = next(t for t in doc if t.dep_ == "ROOT")
     caption = doc[-1].text == "."  # a caption: "A blue bird perched on a hand."
     if not (headline(doc) or caption) or root.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
@@ -154,21 +140,16 @@ def _headline_passive_on_noun(doc) -> Made | None:
     return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:headline_passive")
 
 
-def _headline_subject(subject) -> bool:
-    """A singular noun phrase of nouns, names, adjectives and numbers, ending in a noun or a name (a capitalised
-    word the tagger read as an adjective, "Nadal", but no adjective: "Chinese stocks higher"); its last noun is
-    no verb's base form ("North Korea test fires": a verb of two words)."""
-    last = subject[-1]
+def _headline_verb(doc, verb) -> bool:
+    """Before ``verb`` a singular noun phrase ending in a noun or a name that is no verb's base form ("North Korea test
+    fires"), after it an object opening right after it, and no verb among its words."""
+    last, after = doc[verb.i - 1], doc[verb.i + 1 :]
     lemmas = getAllLemmas(last.lower_)
     name = last.text[:1].isupper() and (last.tag_ == "NNP" or last.tag_ == "JJ" and "ADJ" not in lemmas)
     name &= last.text not in words("nationalities") | words("peoples")  # "Syrian rebels skeptical": an adjective
     plain = last.tag_ == "NN" and last.is_lower and last.lower_ not in lemmas.get("VERB", ())
-    return (name or plain) and all(t.tag_ in _HEADLINE_SUBJECT_TAGS for t in subject)
-
-
-def _headline_object(doc, verb) -> bool:
-    """The words after the verb: an object opening right after it, and no verb among them."""
-    after = doc[verb.i + 1 :]
+    if not (name or plain) or any(t.tag_ not in _HEADLINE_SUBJECT_TAGS for t in doc[: verb.i]):
+        return False
     first = after[0]
     opens = first.tag_ in ("DT", "PRP$", "CD") or first.text[:1].isupper()  # "Snowden thanks Russia"
     word = first.tag_ in _HEADLINE_OBJECT_TAGS - {"IN", "CC", "HYPH", "POS"}

@@ -1,5 +1,4 @@
-"""The negation rule on the claim's clause (do-support, not after an auxiliary, a not removed), and
-the clause helpers the hedging rule shares with it."""
+"""The negation rule on the claim's clause (do-support, not after an auxiliary, a not removed); its clause helpers."""
 
 from __future__ import annotations
 
@@ -64,8 +63,7 @@ def adjective_fragment(doc, root, finite) -> bool:
 
 
 def headline_participle(doc, root) -> bool:
-    """A headline's bare participle the tagger read as one (VBN), with its subject and no auxiliary
-    ("Man killed in French terror raid"): read as the past form of ``adjective_fragment`` is read."""
+    """A headline's bare participle tagged VBN, with its subject and no auxiliary ("Man killed in French raid")."""
     if not headline(doc) or root.tag_ != "VBN" or root.dep_ != "ROOT" or root.i == 0:
         return False  # a reported participle ("UN confirms sarin used") stays refused
     if kids(root, "aux", "auxpass") or doc[root.i - 1].tag_.startswith("RB") or root.lower_ in words("move_adverbs"):
@@ -87,8 +85,7 @@ def reduced_passive(doc, root) -> bool:
 
 
 def caption_state(doc, root, finite) -> bool:
-    """A short caption's participle of a state ("Diver submerged in water."): "did not" makes it an act (a
-    headline, with no full stop: its reduced passive is read on its own, "president arrested")."""
+    """A short caption's participle of a state ("Diver submerged in water."): "did not" makes it an act."""
     if finite.i != root.i or root.tag_ != "VBD" or len(doc) > 12 or any(t.text == "," for t in doc):
         return False
     subject = next(iter(kids(root, "nsubj")), None)
@@ -100,9 +97,8 @@ def caption_state(doc, root, finite) -> bool:
 
 
 def present_read_as_base(doc, root) -> bool:
-    """A present the tagger read as a base form ("Gunmen kill nine foreigners", kill tagged VB): a base form
-    heads no clause of its own, so the claim's verb with no auxiliary, to or modal, after a plural subject
-    of its own (a plural noun, nouns joined by and, or I, we, you, they), is the present (do not kill)."""
+    """A present tagged as a base form after a plural subject ("Gunmen kill nine foreigners"): a base form heads no
+    clause of its own, so the claim's verb with no auxiliary, to or modal there is the present (do not kill)."""
     if root.tag_ != "VB" or root.lemma_ == "be" or kids(root, "aux", "auxpass", "neg"):
         return False
     subject = next((c for c in kids(root, "nsubj") if c.i < root.i), None)
@@ -133,9 +129,11 @@ def negation(doc, ctx=None) -> Made:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
     fragment = bare or adjective_fragment(doc, root, finite)
     if not negs and fragment and not _past_clause(doc, root):
-        if reduced_passive(doc, root) and _bare_count(doc, root):
+        alone = root.i > 0 and doc[root.i - 1].like_num  # "Two reported dead", "two found dead"
+        if reduced_passive(doc, root) and (alone or any(_number_alone(t) for t in kids(root, "nsubj", "nsubjpass"))):
             raise Refuse("negation.bare_count_participle")
-        if reduced_passive(doc, root) or _plan_participle(doc, root):  # "Former president arrested"
+        plans = [m for m in matches(doc, "negation.past_tense_headline") if m.start == root.i and m[-1].head == root]
+        if reduced_passive(doc, root) or headline(doc) and plans and has_subject(root):  # "Mayor set to open ..."
             return Made(rebuild(doc, {root.i: f"not {root.text}"}), "negation:insert_not")
         raise Refuse("negation.past_tense_headline")
     if negs:
@@ -159,20 +157,14 @@ def negation(doc, ctx=None) -> Made:
     if adverb_before(doc, root) and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
     do, shared = DO_FORMS[tag], _do_coordinated(doc, root)
-    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **{v.i: _base(v) for v in shared}}
+    bases = {v.i: verb_base(v) if v.pos_ in ("VERB", "AUX") else getLemma(v.lower_, upos="VERB")[0] for v in shared}
+    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **bases}
     edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
     return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")
 
 
-def _plan_participle(doc, root) -> bool:
-    """A headline's plan with a past form and to ("Netanyahu set to call early vote"): not goes before it."""
-    plans = [m for m in matches(doc, "negation.past_tense_headline") if m.start == root.i and m[-1].head == root]
-    return headline(doc) and bool(plans) and has_subject(root)  # its pattern: set, to and the plan
-
-
 def _clear_scope(doc, root) -> None:
-    """``clear_scope``, but a headline's verb that may be a noun stands after its subject where it can be no
-    noun ("Obama relaxes deportation rules") or is an -s form with an object ("Australia cuts rates")."""
+    """``clear_scope``, but a headline's verb that may be a noun is read after its subject ("Australia cuts rates")."""
     try:
         clear_scope(doc, root)
     except Refuse as why:
@@ -190,8 +182,7 @@ def _clear_scope(doc, root) -> None:
 
 
 def _do_coordinated(doc, root) -> list:
-    """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb);
-    its pattern: an -s verb the parser tagged a plural noun and joined to the object ("opens a drawer and climbs")."""
+    """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb)."""
     verbs = [c for c in kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
     marks = ("det", "amod", "nummod", "poss", "compound")  # a noun's, not a verb's
     joined = [m[2] for m in rooted(doc, "negation.do_support_coordinated", root)]
@@ -205,11 +196,6 @@ def _do_coordinated(doc, root) -> list:
 def _s_verb(token) -> bool:
     """A plural noun that is a verb's -s form ("climbs", "derails")."""
     return token.tag_ == "NNS" and bool(verb_bases(token.lower_, "VBZ"))
-
-
-def _base(verb) -> str:
-    """``verb_base``, or the verb lemma of an -s verb the parser tagged a plural noun."""
-    return verb_base(verb) if verb.pos_ in ("VERB", "AUX") else getLemma(verb.lower_, upos="VERB")[0]
 
 
 def framed_claim(root):
@@ -226,8 +212,7 @@ def framed_claim(root):
 
 
 def _past_clause(doc, root) -> bool:
-    """A clause's past verb, not a participle: with a named subject ("Cisco pared spending."), or a headline's
-    with an object and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
+    """A clause's past verb, not a participle: with a named subject, or a headline's with an object and an agent."""
     if root.lower_ in verb_forms(root, "VBD") - verb_forms(root):
         return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
     named = [c for c in kids(root, "nsubj") if c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
@@ -259,21 +244,13 @@ def _number_alone(token) -> bool:
     return token.like_num and not any(c.dep_ != "punct" for c in token.children)
 
 
-def _bare_count(doc, root) -> bool:
-    """ "Two reported dead", "two found dead": the participle's subject is a number alone."""
-    return any(_number_alone(t) for t in kids(root, "nsubj", "nsubjpass")) or root.i > 0 and doc[root.i - 1].like_num
-
-
-SCOPE_DEPS = ("dobj", "dative", "prep", "pobj", "conj")  # a verb's objects and phrases, and theirs
-
-
 def some_to_any(verb) -> dict:
     """The some after the verb as any ("is not preparing any food"): "not preparing some food" denies nothing."""
-    reach, found = [c for c in kids(verb, *SCOPE_DEPS[:3]) if c.i > verb.i], []  # no verb conj
+    reach, found = [c for c in kids(verb, "dobj", "dative", "prep") if c.i > verb.i], []  # no verb conj
     while reach:
         t = reach.pop()
         found += [d for d in (t, *t.children) if d.lower_ == "some" and (d.dep_ == "det" or d is t)]
-        reach += kids(t, *SCOPE_DEPS)
+        reach += kids(t, "dobj", "dative", "prep", "pobj", "conj")
     return {d.i: match_case("any", d.text) for d in found}
 
 
@@ -365,7 +342,8 @@ def _comma_clauses(doc) -> bool:
     for comma in (t for t in doc if t.text == ","):
         after = [t for t in verbs if t.i > comma.i and t.lemma_.lower() not in saying("claim")]
         subjects = [c for t in after for c in kids(t, "nsubj", "nsubjpass")]
-        fused = any(c.i > comma.i for c in subjects) and any(c.i < comma.i and _verb_like(c) for c in subjects)
+        verb_like = [c for c in subjects if c.i < comma.i and _s_verb(c) and kids(c, "prep", "dobj")]  # "derails near"
+        fused = any(c.i > comma.i for c in subjects) and bool(verb_like)
         if after and (any(t.i < comma.i for t in verbs) or fused):  # "Train derails(NNS) near Paris, dozens hurt"
             return True
     return False
@@ -380,14 +358,8 @@ def _in_scope(token, root) -> bool:
     return True
 
 
-def _verb_like(token) -> bool:
-    """A plural noun that is a verb's -s form with a phrase of its own ("derails near Paris")."""
-    return _s_verb(token) and bool(kids(token, "prep", "dobj"))
-
-
 def saying_alone(root, also=()) -> bool:
-    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim); an
-    object with a participle of its own is none ("say suspect arrested"). A hedge or a not doubts the saying."""
+    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim)."""
     claims = kids(root, "dobj", "ccomp", *also)
     bare = all(c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims)
     return root.lemma_.lower() in saying("alone") and bare
@@ -405,10 +377,8 @@ def caption_present(doc, root, finite, base) -> bool:
     subjects = kids(root, "nsubj")
     if len(subjects) != 1 or subjects[0].lower_ in ("someone", "somebody"):
         return len(subjects) == 1
-    # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
-    return subjects[0].pos_ == "NOUN" and any(
-        c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subjects[0].children
-    )
+    subject = subjects[0]  # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
+    return subject.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subject.children)
 
 
 def _unnegate(doc, root, finite, neg) -> Made:

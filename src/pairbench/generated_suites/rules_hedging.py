@@ -1,5 +1,4 @@
-"""The hedging rule: may, might or may have added to the claim's verb, or a hedge word removed; refusals in
-``registry/hedging.yaml`` (and ``presuppositions.framed``'s, shared with negation)."""
+"""The hedging rule: may, might or may have added to the claim's verb, or a hedge word removed."""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ from pairbench.generated_suites.rules_clause import (
 
 @reads_title_case
 def hedging(doc, ctx=None) -> Made:
-    """The claim's clause hedged (never the verb of saying), or its hedge removed. Title-Case headlines are read:
-    the hedge rests on the finite verb alone (the 17 of STS-B all valid in the blind reading of 2026-11-24)."""
+    """The claim's clause hedged (never the verb of saying), or its hedge removed; Title Case read (the finite verb)."""
     root = claim_clause(doc)
     if root.i in roots(doc, "hedging.subordinate_clause"):  # its pattern, negation's: "after X is installed"
         raise Refuse("hedging.subordinate_clause")
@@ -79,7 +77,9 @@ def hedging(doc, ctx=None) -> Made:
     if present_headline:
         if base in saying("claim") | words("headline_disclosures") and not matches(doc, "hedging.reporting_headline"):
             raise Refuse("hedging.reporting_headline")  # "Police confirm ..."; not an act: "confirms Yellen as"
-        if root.dep_ == "ccomp" and root.head.i > root.i and _bare_plural_subject(root):
+        subject = _subject(root, ("nsubj",))  # "Red grapes": what is said of a bare plural is general
+        bare = subject is not None and subject.tag_ == "NNS" and not kids(subject, "det", "poss")
+        if root.dep_ == "ccomp" and root.head.i > root.i and bare:
             raise Refuse("hedging.finding_reported_after")
         new = f"may have {inflect(base, 'VBN')}"  # "X dies" reports a past event: "X may have died"
     elif finite.tag_ in ("VBZ", "VBP") and caption_present(doc, root, finite, base):
@@ -119,13 +119,6 @@ def _shared_hedge(doc, root, finite, coordinated) -> bool:
     return True
 
 
-def _bare_plural_subject(root) -> bool:
-    """A plural subject without a determiner ("Red grapes"): what is said of it is general."""
-    subject = _subject(root, ("nsubj",))
-    bare = subject is not None and not kids(subject, "det", "poss")
-    return bare and subject.tag_ == "NNS"
-
-
 _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id, test of doc d, root r, finite f)
     ("hedging.has_modal", lambda d, r, f: f.tag_ == "MD" and f.lower_ != "will"),
     ("hedging.contracted", lambda d, r, f: f.text.startswith("'")),
@@ -158,8 +151,7 @@ def _speaker_own(root, finite) -> str | None:
 
 
 def _sayer_own(doc, root, finite) -> bool:
-    """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself (its
-    pattern: the sayer before its verb of the main clause, the claim's pronoun subject)."""
+    """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself."""
     numbers = table("subject_pronoun_numbers")
     for _, claim, sayer, subject in dep_matches(doc, "hedging.sayer_own"):
         plural = sayer.tag_ in ("NNS", "NNPS") or numbers.get(sayer.lower_) == "plural"
@@ -171,8 +163,7 @@ def _sayer_own(doc, root, finite) -> bool:
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:
-    """ "is not" -> "might not be", "did not go" -> "might not have gone" ("may not" reads as a ban too): what follows
-    not by the auxiliary's tag and lemma (lexicon negated_hedges); do needs its verb, a past do right after not."""
+    """ "is not" -> "might not be", "did not go" -> "might not have gone" ("may not" reads as a ban too)."""
     others = [m for m in matches(doc, "hedging.negated_clause") if m[0] not in negs]
     if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
         raise Refuse("hedging.negated_clause")
