@@ -1,5 +1,4 @@
-"""Parts of a sentence that presuppose its claim, which a not added to it would contradict ("was not taken to X, where
-he later died"); most are their records' patterns (registry/negation.presuppositions.yaml, registry/hedging.yaml)."""
+"""Parts of a sentence that presuppose its claim, which a not would contradict ("was not taken to X, where he died")."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ def presupposed(doc, root, negs) -> str | None:
 
 
 def _coordinated(doc, root, rid=None) -> bool:
-    """A second verb of the claim's subject that tells what followed ("escaped and is now sought"), timed after the
-    first's ("arrived on Monday and was unpacked by noon") or ending with since ("and has worn it since")."""
+    """A second verb of the claim's subject that tells what followed ("arrived on Monday and was unpacked by noon")."""
     later = [c for c in kids(root, "conj") if not has_subject(c)]
     timed = later and _timed(root, later[0].i) and any(_timed(c, len(doc), True) for c in later)
     after = any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for c in later for g in c.children)
@@ -37,8 +35,7 @@ def _coordinated(doc, root, rid=None) -> bool:
 
 
 def _presupposing_comment(doc, root, rid) -> bool:
-    """A comment after a comma that asserts the claim happened (lexicon presupposing_comments, the record's patterns),
-    or a which (that is) clause after a verb phrase that holds an amount ("cost 300 dollars, which was twice ...")."""
+    """A comment after a comma that asserts the claim happened ("cost 300 dollars, which was twice the quote")."""
     if _held(doc, root, rid):
         return True
     for comma in (t for t in doc[root.i + 1 :] if t.text == "," and t.i + 1 < len(doc)):
@@ -79,12 +76,6 @@ def _timed(verb, end, after=False) -> bool:
     return any(t.i < end for t in hits)
 
 
-def _clause_verb(t) -> bool:
-    """A verb that makes a clause of its own: finite, or with an auxiliary ("had reached", not "to repeat")."""
-    finite = t.tag_ in ("VBD", "VBZ", "VBP") or any(a.tag_ != "TO" for a in kids(t, "aux", "auxpass"))
-    return finite and t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass", "amod", "compound")
-
-
 _BY_CHILD = (
     "hedging.saying_participle",
     "hedging.participle_as_verb",
@@ -98,8 +89,9 @@ def framed(doc, root) -> str | None:
     for rid in ("hedging.claim_noun_clause", "hedging.feeling_frame"):
         if _held(doc, root, rid):
             return rid
-    colon = max((t.i for t in doc[: root.i] if t.text == ":"), default=None)
-    if colon is not None and any(_clause_verb(t) and t.lemma_.lower() not in saying("claim") for t in doc[:colon]):
+    colon, claims = max((t.i for t in doc[: root.i] if t.text == ":"), default=-1), saying("claim")
+    verbs = [m[0] for m in matches(doc, "hedging.colon_claim") if m.start < colon and m[0].lemma_.lower() not in claims]
+    if any(t.tag_ in ("VBD", "VBZ", "VBP") or any(a.tag_ != "TO" for a in kids(t, "aux", "auxpass")) for t in verbs):
         return "hedging.colon_claim"
     bare_past = not kids(root, "aux", "auxpass")  # a participle as the verb: no auxiliary
     held = {rid: {m[1] for m in rooted(doc, rid, root)} for rid in _BY_CHILD}

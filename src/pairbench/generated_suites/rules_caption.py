@@ -15,8 +15,7 @@ _SUBJECT_TAGS = {"DT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "VBN", "HYP
 
 
 def _caption_parts(doc, wide=False):
-    """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse. ``wide`` (negation's): the noun
-    phrase may hold a prepositional phrase ("A group of people sitting") or open with a capitalised common noun."""
+    """(subject tokens, participle) of "<noun phrase> <participle> ..." or refuse; ``wide``: "Group of men sitting"."""
     heads = [t for t in doc if t.dep_ == "ROOT"]
     if len(heads) != 1 or doc.text.rstrip().endswith(("?", "!")):
         raise Refuse("negation.caption_not_one_sentence")
@@ -96,8 +95,7 @@ _HEADLINE_OBJECT_TAGS = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "N
 
 
 def _headline_missed_present(doc) -> Made | None:
-    """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun: in a headline with no verb, a verb's
-    -s form between a singular noun phrase and an object is the verb (not "Iran talks in Geneva")."""
+    """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun (not "Iran talks in Geneva")."""
     if not headline(doc) or matches(doc, "negation.headline_do_support"):
         return None
     found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
@@ -112,8 +110,7 @@ def _headline_missed_present(doc) -> Made | None:
 
 
 def _headline_passive_on_noun(doc) -> Made | None:
-    """ "Palestinian diplomat injured in explosion" with "injured" hung on "diplomat": a headline's noun phrase and one
-    bare participle after it is a reduced passive, read as ``rules_clause.headline_participle`` reads one."""
+    """ "Palestinian diplomat injured in explosion" with "injured" hung on "diplomat": a reduced passive."""
     root = next(t for t in doc if t.dep_ == "ROOT")
     caption = doc[-1].text == "."  # a caption: "A blue bird perched on a hand."
     if not (headline(doc) or caption) or root.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
@@ -141,8 +138,7 @@ def _headline_passive_on_noun(doc) -> Made | None:
 
 
 def _headline_verb(doc, verb) -> bool:
-    """Before ``verb`` a singular noun phrase ending in a noun or a name that is no verb's base form ("North Korea test
-    fires"), after it an object opening right after it, and no verb among its words."""
+    """A singular noun phrase before ``verb`` (not "North Korea test fires") and an object with no verb after it."""
     last, after = doc[verb.i - 1], doc[verb.i + 1 :]
     lemmas = getAllLemmas(last.lower_)
     name = last.text[:1].isupper() and (last.tag_ == "NNP" or last.tag_ == "JJ" and "ADJ" not in lemmas)

@@ -55,7 +55,8 @@ def adjective_fragment(doc, root, finite) -> bool:
         return True
     subject = next(iter(kids(root, "nsubj")), None)
     described = subject is not None and subject.tag_ == "NNS" and bool(kids(subject, "relcl"))  # "Workers who slept"
-    described = described and not _object_passive(root)  # "Men who robbed a bank handed jail terms": a passive
+    # "Men who robbed a bank handed jail terms": a passive (a verb whose passive takes an object)
+    described = described and verb_base(root) not in words("ditransitive_verbs") | words("object_passives")
     if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det")) or described:
         return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
     obj = next(iter(kids(root, "dobj")), None)
@@ -97,8 +98,7 @@ def caption_state(doc, root, finite) -> bool:
 
 
 def present_read_as_base(doc, root) -> bool:
-    """A present tagged as a base form after a plural subject ("Gunmen kill nine foreigners"): a base form heads no
-    clause of its own, so the claim's verb with no auxiliary, to or modal there is the present (do not kill)."""
+    """A present tagged as a base form after a plural subject ("Gunmen kill nine foreigners"): do not kill."""
     if root.tag_ != "VB" or root.lemma_ == "be" or kids(root, "aux", "auxpass", "neg"):
         return False
     subject = next((c for c in kids(root, "nsubj") if c.i < root.i), None)
@@ -154,7 +154,7 @@ def negation(doc, ctx=None) -> Made:
     if caption_state(doc, root, root):
         raise Refuse("negation.caption_past_state")
     kept = words("hedge_adverbs") | words("adverbs_before_do")  # "reportedly did not", "then did not" read
-    if adverb_before(doc, root) and doc[root.i - 1].lower_ not in kept:
+    if root.i - 1 in starts(doc, "negation.adverb_before_verb") and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
     do, shared = DO_FORMS[tag], _do_coordinated(doc, root)
     bases = {v.i: verb_base(v) if v.pos_ in ("VERB", "AUX") else getLemma(v.lower_, upos="VERB")[0] for v in shared}
@@ -173,9 +173,8 @@ def _clear_scope(doc, root) -> None:
         if why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas or "NOUN" in lemmas and not plural_s:
             raise
         subordinators = [t for t in doc if t.lower_ in words("subordinators")]
-        if any(t.i > root.i and t.dep_ != "mark" for t in subordinators):
-            raise  # "cuts costs as rupee collapse bites": a clause the doubtful parse missed
-        if root.tag_ not in DO_FORMS or not any(c.i < root.i for c in kids(root, "nsubj")):
+        missed = any(t.i > root.i and t.dep_ != "mark" for t in subordinators)  # "cuts costs as rupee collapse bites"
+        if missed or root.tag_ not in DO_FORMS or not any(c.i < root.i for c in kids(root, "nsubj")):
             raise
         if any(t.i < root.i for t in subordinators):
             raise Refuse("anchor.subordinator_before_verb") from None
@@ -186,16 +185,11 @@ def _do_coordinated(doc, root) -> list:
     verbs = [c for c in kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
     marks = ("det", "amod", "nummod", "poss", "compound")  # a noun's, not a verb's
     joined = [m[2] for m in rooted(doc, "negation.do_support_coordinated", root)]
-    verbs += [v for v in joined if _s_verb(v) and not kids(v, *marks)]
+    verbs += [v for v in joined if verb_bases(v.lower_, "VBZ") and not kids(v, *marks)]  # its pattern: tagged NNS
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
     if any(doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ and v.pos_ != "NOUN" or kids(v, *own) for v in verbs):
         return []
     return verbs
-
-
-def _s_verb(token) -> bool:
-    """A plural noun that is a verb's -s form ("climbs", "derails")."""
-    return token.tag_ == "NNS" and bool(verb_bases(token.lower_, "VBZ"))
 
 
 def framed_claim(root):
@@ -221,12 +215,8 @@ def _past_clause(doc, root) -> bool:
     reported = root.dep_ == "ccomp"  # "US believes Syrian government used chemical weapons": a reported act
     agents = named + [c for c in kids(root, "nsubj") if reported or c.tag_ in ("NNS", "PRP")]
     names = any(g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children)
-    return bool(agents) and not names and bool(kids(root, "dobj")) and not _object_passive(root)
-
-
-def _object_passive(verb) -> bool:
-    """A verb whose passive takes an object ("was handed a sentence"; lexicons ditransitive_verbs, object_passives)."""
-    return verb_base(verb) in words("ditransitive_verbs") | words("object_passives")
+    passive = words("ditransitive_verbs") | words("object_passives")  # a verb whose passive takes an object
+    return bool(agents) and not names and bool(kids(root, "dobj")) and verb_base(root) not in passive
 
 
 def verb_forms(verb, tag: str = "VBN") -> set[str]:
@@ -254,26 +244,16 @@ def some_to_any(verb) -> dict:
     return {d.i: match_case("any", d.text) for d in found}
 
 
-def adverb_before(doc, verb) -> bool:
-    """An adverb right before a verb with no auxiliary ("rapidly fires", "officially designates")."""
-    return verb.i > 0 and doc[verb.i - 1].dep_ == "advmod" and doc[verb.i - 1].tag_ == "RB"
-
-
 def _negation_scope(doc, root, finite, negs) -> str | None:
-    """Why a not added to (or removed from) the clause would not deny (or restore) its claim; an id whose record
-    has a pattern (``registry/negation.yaml``) is refused where its pattern matches as the comment says."""
+    """Why a not added to (or removed from) the clause would not deny (or restore) its claim."""
     if root.i in roots(doc, "negation.subordinate_clause"):  # its pattern: on the verb
         return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
     if _comma_clauses(doc):
         return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
     if any(c.i > finite.i for c in kids(root, "nsubj")):
         return "negation.subject_after_verb"  # "Then comes the hard part" -> "Then does not come ..."
-    for rid in (
-        "negation.list_after_colon",
-        "negation.idiom_after_not",
-        "negation.additive_too",
-        "negation.comment_clause",
-    ):
+    ids = ("negation.list_after_colon", "negation.idiom_after_not", "negation.additive_too", "negation.comment_clause")
+    for rid in ids:
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
     for rid, start in (("negation.until_clause", root.i + 1), ("negation.condition_clause", 0)):
@@ -342,8 +322,8 @@ def _comma_clauses(doc) -> bool:
     for comma in (t for t in doc if t.text == ","):
         after = [t for t in verbs if t.i > comma.i and t.lemma_.lower() not in saying("claim")]
         subjects = [c for t in after for c in kids(t, "nsubj", "nsubjpass")]
-        verb_like = [c for c in subjects if c.i < comma.i and _s_verb(c) and kids(c, "prep", "dobj")]  # "derails near"
-        fused = any(c.i > comma.i for c in subjects) and bool(verb_like)
+        verb_like = [c for c in subjects if c.i < comma.i and c.tag_ == "NNS" and kids(c, "prep", "dobj")]
+        fused = any(c.i > comma.i for c in subjects) and any(verb_bases(c.lower_, "VBZ") for c in verb_like)
         if after and (any(t.i < comma.i for t in verbs) or fused):  # "Train derails(NNS) near Paris, dozens hurt"
             return True
     return False

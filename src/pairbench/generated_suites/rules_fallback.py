@@ -1,5 +1,4 @@
-"""Near-miss fallbacks (colour, day or month, person's sex), tried only when the main rule refused: deterministic
-(no draw from the random stream), so no pair of the main rules changes; the words each leaves are its patterns."""
+"""Near-miss fallbacks (colour, day or month, person's sex): deterministic, so no pair of the main rules changes."""
 
 from __future__ import annotations
 
@@ -11,9 +10,7 @@ from pairbench.generated_suites.patterns import matches, roots
 
 
 def _swap(doc, rid: str, swaps: dict, others: str, fresh: bool = False) -> Made | None:
-    """The one word of ``swaps`` or lexicon ``others`` in ``doc`` swapped, where id ``rid``'s patterns leave it (a name,
-    White House or a man beside Obama; a compound, fixed phrase or modifier: dark red, best man); ``fresh``: only
-    where its new word is not in the sentence already."""
+    """The one word of ``swaps`` or list ``others`` swapped where id ``rid``'s patterns leave it (not White House)."""
     found = [t for t in doc if t.lower_ in swaps or t.lower_ in words(others)]
     if len(found) != 1 or found[0].lower_ not in swaps or fresh and swaps[found[0].lower_] in doc.text.lower():
         return None
