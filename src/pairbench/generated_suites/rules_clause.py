@@ -122,8 +122,7 @@ def negation(doc, ctx=None) -> Made:
     finite, has_aux = (plan, True) if plan is not None else (root, False) if bare or present else finite_verb(root)
     tag = "VBP" if present else root.tag_
     _clear_scope(doc, root)
-    why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
-    if why is not None:
+    if why := _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root):
         raise Refuse(why)
     if plan is not None:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
@@ -136,8 +135,23 @@ def negation(doc, ctx=None) -> Made:
         if reduced_passive(doc, root) or headline(doc) and plans and has_subject(root):  # "Mayor set to open ..."
             return Made(rebuild(doc, {root.i: f"not {root.text}"}), "negation:insert_not")
         raise Refuse("negation.past_tense_headline")
-    if negs:
-        return _unnegate(doc, root, finite, negs[0])
+    if negs:  # the not removed
+        neg = negs[0]
+        if neg.lower_ not in ("not", "n't"):
+            raise Refuse("negation.other_negator")
+        if neg.i != finite.i + 1:
+            raise Refuse("negation.not_after_finite_verb")
+        if scare_quoted(doc[neg.i :].text):
+            raise Refuse("negation.scare_quotes_after_not")
+        if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
+            edits = {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}
+            return Made(rebuild(doc, edits), "negation:remove_do")
+        if neg.lower_ == "n't" and finite.lower_ == "ai":
+            raise Refuse("negation.aint")
+        edits = {neg.i: ""}
+        if neg.lower_ == "n't" and finite.lower_ in table("contracted_hosts"):  # won't -> will
+            edits[finite.i] = table("contracted_hosts")[finite.lower_]
+        return Made(rebuild(doc, edits), "negation:remove_not")
     if has_aux or root.lemma_ == "be":
         after = doc[finite.i + 1 : finite.i + 3]
         if finite.i + 1 in starts(doc, "negation.not_before_hedge_adverb"):  # its pattern
@@ -359,21 +373,3 @@ def caption_present(doc, root, finite, base) -> bool:
         return len(subjects) == 1
     subject = subjects[0]  # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
     return subject.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subject.children)
-
-
-def _unnegate(doc, root, finite, neg) -> Made:
-    if neg.lower_ not in ("not", "n't"):
-        raise Refuse("negation.other_negator")
-    if neg.i != finite.i + 1:
-        raise Refuse("negation.not_after_finite_verb")
-    if scare_quoted(doc[neg.i :].text):
-        raise Refuse("negation.scare_quotes_after_not")
-    if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
-        edits = {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}
-        return Made(rebuild(doc, edits), "negation:remove_do")
-    if neg.lower_ == "n't" and finite.lower_ == "ai":
-        raise Refuse("negation.aint")
-    edits = {neg.i: ""}
-    if neg.lower_ == "n't" and finite.lower_ in table("contracted_hosts"):  # won't -> will
-        edits[finite.i] = table("contracted_hosts")[finite.lower_]
-    return Made(rebuild(doc, edits), "negation:remove_not")

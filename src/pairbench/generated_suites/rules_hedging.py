@@ -40,8 +40,17 @@ def hedging(doc, ctx=None) -> Made:
     clear_scope(doc, root)
     if (why := framed(doc, root)) is not None:
         raise Refuse(why)
-    if present := [m[0] for m in matches(doc, "hedging.remove_adverb")]:  # its pattern: a hedge word
-        return _unhedge(doc, root, present)
+    if present := [m[0] for m in matches(doc, "hedging.remove_adverb")]:  # its pattern: a hedge word, removed
+        if len(present) > 1:
+            raise Refuse("hedging.several_hedges")
+        word = present[0]
+        if word.lower_ not in words("hedge_adverbs") or word.dep_ != "advmod" or word.head.i != root.i:
+            raise Refuse("hedging.modal_hedge")
+        if word.i - 1 in starts(doc, "hedging.quoted_hedge"):  # its pattern: the quotes
+            raise Refuse("hedging.quoted_hedge")
+        commas = [t.i for t in doc[max(word.i - 1, 0) : word.i + 2] if t.text == ","]  # "Reportedly, X"
+        edits = {word.i: ""} | (dict.fromkeys(commas, "") if word.i == 0 or len(commas) == 2 else {})
+        return Made(rebuild(doc, edits), "hedging:remove_adverb")
     if matches(doc, "hedging.certainty_adverb"):
         raise Refuse("hedging.certainty_adverb")
     negs = kids(root, "neg")
@@ -51,8 +60,11 @@ def hedging(doc, ctx=None) -> Made:
     if plan is not None and not vowed and not negated:
         return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
     finite, _ = finite_verb(root)
-    if (why := _speaker_own(root, finite)) is not None:
-        raise Refuse(why)
+    speaker = _subject(root)  # "We condemn it", "I returned the jacket": the speaker's own act (not "I was wrong")
+    if speaker is not None and speaker.lower_ in ("i", "we"):
+        acted = finite.tag_ == "VBD" and speaker.dep_ == "nsubj" and root.lemma_ not in words("stative_verbs")
+        if finite.tag_ in ("VBP", "VBZ") or acted:
+            raise Refuse("hedging.speaker_now" if finite.tag_ in ("VBP", "VBZ") else "hedging.speaker_past")
     if _sayer_own(doc, root, finite):
         raise Refuse("hedging.sayer_own")
     if negated:
@@ -133,15 +145,6 @@ def _subject(verb, deps=("nsubj", "nsubjpass")):
     return next(iter(kids(verb, *deps)), None)
 
 
-def _speaker_own(root, finite) -> str | None:
-    """ "We condemn it", "I returned the jacket": the speaker's own act, now or past (not "I was wrong")."""
-    subject = _subject(root)
-    if subject is None or subject.lower_ not in ("i", "we"):
-        return None
-    acted = finite.tag_ == "VBD" and subject.dep_ == "nsubj" and root.lemma_ not in words("stative_verbs")
-    return "hedging.speaker_now" if finite.tag_ in ("VBP", "VBZ") else "hedging.speaker_past" if acted else None
-
-
 def _sayer_own(doc, root, finite) -> bool:
     """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself."""
     numbers = table("subject_pronoun_numbers")  # the pronoun agrees with the sayer ("Lawyers say it may": no lawyer)
@@ -169,16 +172,3 @@ def _hedge_negated(doc, root, finite, negs) -> Made:
     if past_do:  # "did not go" -> "might not have gone"
         edits[root.i] = inflect(verb_base(root), "VBN")
     return Made(rebuild(doc, edits), "hedging:add_may_negated")
-
-
-def _unhedge(doc, root, present) -> Made:
-    if len(present) > 1:
-        raise Refuse("hedging.several_hedges")
-    word = present[0]
-    if word.lower_ not in words("hedge_adverbs") or word.dep_ != "advmod" or word.head.i != root.i:
-        raise Refuse("hedging.modal_hedge")
-    if word.i - 1 in starts(doc, "hedging.quoted_hedge"):  # its pattern: the quotes
-        raise Refuse("hedging.quoted_hedge")
-    commas = [t.i for t in doc[max(word.i - 1, 0) : word.i + 2] if t.text == ","]  # "Reportedly, X", "X, reportedly,"
-    edits = {word.i: ""} | (dict.fromkeys(commas, "") if word.i == 0 or len(commas) == 2 else {})
-    return Made(rebuild(doc, edits), "hedging:remove_adverb")
