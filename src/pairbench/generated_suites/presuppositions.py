@@ -40,11 +40,10 @@ def _presupposing_comment(doc, root, rid) -> bool:
         return True
     for comma in (t for t in doc[root.i + 1 :] if t.text == "," and t.i + 1 < len(doc)):
         rest = doc[comma.i + 1 : comma.i + 5]
-        if any(" ".join(t.lower_ for t in rest[:n]) in words("presupposing_comments") for n in (2, 3)):
-            return True
+        comment = any(" ".join(t.lower_ for t in rest[:n]) in words("presupposing_comments") for n in (2, 3))
         which = rest[0].lower_ == "which" or rest[0].lower_ == "that" and len(rest) > 1 and rest[1].lemma_ == "be"
         amounts = [t for t in doc[root.i + 1 : comma.i] if t.like_num or t.ent_type_ in AMOUNT_TYPES]  # however hung
-        if which and any(root in t.ancestors for t in amounts):
+        if comment or which and any(root in t.ancestors for t in amounts):
             return True
     return False
 
@@ -70,18 +69,8 @@ def _timed(verb, end, after=False) -> bool:
     own = kids(verb, "npadvmod", "advmod", "acomp", "prep", "agent")
     preps, times = words("time_after_prepositions") if after else (), words("event_time_nouns")
     near = [t for c in own if not preps or c.dep_ not in ("prep", "agent") or c.lower_ in preps for t in c.subtree]
-    hits = [
-        t for t in near if t.ent_type_ in ("DATE", "TIME") or t.lower_ in times or t.like_num and t.head.lower_ == "at"
-    ]
-    return any(t.i < end for t in hits)
-
-
-_BY_CHILD = (
-    "hedging.saying_participle",
-    "hedging.participle_as_verb",
-    "hedging.as_clause",
-    "hedging.participle_subject",
-)
+    dated = [t for t in near if t.ent_type_ in ("DATE", "TIME") or t.lower_ in times]
+    return any(t.i < end for t in dated + [t for t in near if t.like_num and t.head.lower_ == "at"])
 
 
 def framed(doc, root) -> str | None:
@@ -94,9 +83,10 @@ def framed(doc, root) -> str | None:
     if any(t.tag_ in ("VBD", "VBZ", "VBP") or any(a.tag_ != "TO" for a in kids(t, "aux", "auxpass")) for t in verbs):
         return "hedging.colon_claim"
     bare_past = not kids(root, "aux", "auxpass")  # a participle as the verb: no auxiliary
-    held = {rid: {m[1] for m in rooted(doc, rid, root)} for rid in _BY_CHILD}
+    ids = ("hedging.saying_participle", "hedging.participle_as_verb", "hedging.as_clause", "hedging.participle_subject")
+    held = {rid: {m[1] for m in rooted(doc, rid, root)} for rid in ids}  # each tried child by child
     for c in root.children:
-        for rid in _BY_CHILD:
+        for rid in held:
             if c in held[rid] and (rid != "hedging.participle_as_verb" or bare_past and not has_subject(c)):
                 return rid
     return None

@@ -64,12 +64,10 @@ def negation_caption(doc, ctx=None) -> Made:
         raise Refuse("negation.other_negative_words")
     if any(t.lower_ in words("scope_quantifiers") for t in subject):
         raise Refuse("negation.quantified_subject")
-    verbs = [t for t in doc if t.pos_ in ("VERB", "AUX") and t.i != participle.i and t.i >= participle.i]
-    if any(t.tag_ != "VBN" or t.dep_ != "amod" for t in verbs):
+    if any(t.pos_ in ("VERB", "AUX") and (t.tag_ != "VBN" or t.dep_ != "amod") for t in doc[participle.i + 1 :]):
         raise Refuse("negation.caption_second_verb")
-    return Made(
-        rebuild(doc, {participle.i: f"not {participle.text}", **some_to_any(participle)}), "negation:caption_not"
-    )
+    edits = {participle.i: f"not {participle.text}", **some_to_any(participle)}
+    return Made(rebuild(doc, edits), "negation:caption_not")
 
 
 def _missed_present(doc) -> Made | None:
@@ -82,9 +80,8 @@ def _missed_present(doc) -> Made | None:
     if found is None or any(t.tag_ not in tags for t in doc[1 : found[0]]):
         return None
     i, (plural, bases) = found
-    if doc[i].pos_ == "AUX" or {"be", "have", "do"} & set(bases) or matches(doc, "negation.caption_do_support"):
-        return None
-    if any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :]):
+    more = any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :])
+    if more or doc[i].pos_ == "AUX" or {"be", "have", "do"} & set(bases) or matches(doc, "negation.caption_do_support"):
         return None
     return Made(rebuild(doc, {i: f"{'do' if plural else 'does'} not {bases[0]}"}), "negation:caption_do_support")
 
@@ -115,26 +112,22 @@ def _headline_passive_on_noun(doc) -> Made | None:
     caption = doc[-1].text == "."  # a caption: "A blue bird perched on a hand."
     if not (headline(doc) or caption) or root.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
         return None
-    participle = next((c for c in kids(root, "acl") if c.tag_ == "VBN"), None)
-    if participle is None or not participle.is_lower or participle.lower_ not in verb_forms(participle):
+    verb = next((c for c in kids(root, "acl") if c.tag_ == "VBN"), None)
+    if verb is None or not verb.is_lower or verb.lower_ not in verb_forms(verb):
         return None
-    if participle.i != root.i + 1 and not _phrase_between(root, participle):
+    act = caption and verb.lower_ not in words("state_participles")  # "A man sliced through the bottles."
+    if act or verb.i != root.i + 1 and not _phrase_between(root, verb):
         return None
-    if caption and participle.lower_ not in words("state_participles"):
-        return None  # "A man sliced through the bottles.": a caption's past form may be the act
-    subject = doc[: participle.i]
     counted = words("plural_scales") | words("scope_quantifiers")
-    if any(t.tag_ not in _SUBJECT_TAGS | {"IN", "NNPS"} or t.like_num or t.lower_ in counted for t in subject):
+    if any(t.tag_ not in _SUBJECT_TAGS | {"IN", "NNPS"} or t.like_num or t.lower_ in counted for t in doc[: verb.i]):
         return None
-    base = verb_base(participle)
-    if base in words("no_passive_verbs") | saying("claim") or participle.lower_ in words("move_adverbs"):
+    if verb_base(verb) in words("no_passive_verbs") | saying("claim") or verb.lower_ in words("move_adverbs"):
         return None
-    after = any(m.start > participle.i for m in matches(doc, "negation.headline_passive"))
-    if after or participle.i in roots(doc, "negation.headline_passive"):
+    after = any(m.start > verb.i for m in matches(doc, "negation.headline_passive"))
+    marks = any(t.is_punct and t.tag_ not in ("HYPH", "``", "''") for t in doc[: len(doc) - caption])  # "Agribusiness:"
+    if after or marks or verb.i in roots(doc, "negation.headline_passive"):  # marks: a second clause or a label
         return None
-    if any(t.is_punct and t.tag_ not in ("HYPH", "``", "''") for t in doc[: len(doc) - caption]):
-        return None  # a colon, comma or dash: a second clause or a label ("Agribusiness: ...")
-    return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:headline_passive")
+    return Made(rebuild(doc, {verb.i: f"not {verb.text}"}), "negation:headline_passive")
 
 
 def _headline_verb(doc, verb) -> bool:

@@ -78,11 +78,9 @@ def reduced_passive(doc, root) -> bool:
     """A headline's bare participle with no object or coordinated verb ("Former president arrested")."""
     if not headline(doc) or root.i == 0 or not root.text.islower() or verb_base(root) in words("no_passive_verbs"):
         return False
-    after = doc[root.i + 1 : root.i + 2].text.lower()
-    if root.lower_ not in verb_forms(root) or after in words("move_adverbs"):
-        return False  # "Shares closed lower": an active verb of movement
-    objects = kids(root, "dobj", "conj", "ccomp", "xcomp", "dative")
-    return not objects and not any(c.tag_ in ("VBD", "VBN") for c in root.children)
+    after = doc[root.i + 1 : root.i + 2].text.lower()  # "Shares closed lower": an active verb of movement
+    odd = any(c.dep_ in ("dobj", "conj", "ccomp", "xcomp", "dative") or c.tag_ in ("VBD", "VBN") for c in root.children)
+    return root.lower_ in verb_forms(root) and after not in words("move_adverbs") and not odd  # odd: an object, a verb
 
 
 def caption_state(doc, root, finite) -> bool:
@@ -92,9 +90,8 @@ def caption_state(doc, root, finite) -> bool:
     subject = next(iter(kids(root, "nsubj")), None)
     if not doc.text.rstrip().endswith(".") or subject is None or subject.tag_ not in ("NN", "NNS"):
         return False
-    if kids(subject, "det", "poss") or subject.tag_ == "NNS" and not kids(root, "prt"):
-        return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
-    return root.lower_ in verb_forms(root) and not kids(root, "dobj", "ccomp", "xcomp", "dative")
+    act = kids(subject, "det", "poss") or subject.tag_ == "NNS" and not kids(root, "prt")  # "bottles lined up": a state
+    return not act and root.lower_ in verb_forms(root) and not kids(root, "dobj", "ccomp", "xcomp", "dative")
 
 
 def present_read_as_base(doc, root) -> bool:

@@ -27,12 +27,10 @@ def _day_or_month(doc) -> Made | None:
     if len(named) != 1 or named[0].text not in following or any(t.lower_ in words("relative_days") for t in doc):
         return None
     token = named[0]
-    ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
-    dated = ent is not None and ent.label_ == "DATE"
-    if not dated or any(t.like_num and not re.fullmatch(r"(1[89]|20)\d\d", t.text) for t in ent):
-        return None  # a day number (March 31 -> April 31) or a date the day must agree with
-    beside = [t for t in doc[max(1, token.i - 1) : token.i + 2] if t.i != token.i]  # the first word: a capital anyway
-    if token.i == 0 or any(t.is_title for t in beside):
+    ent = next((e for e in doc.ents if e.start <= token.i < e.end and e.label_ == "DATE"), None)  # ents never overlap
+    if ent is None or token.i == 0 or any(t.like_num and not re.fullmatch(r"(1[89]|20)\d\d", t.text) for t in ent):
+        return None  # a day number (March 31 -> April 31), a date the day must agree with, or the first word
+    if any(t.is_title for t in doc[max(1, token.i - 1) : token.i + 2] if t.i != token.i):  # not the first word
         return None  # part of a longer name (Black Friday, Good Friday, Bloody Sunday)
     return Made(rebuild(doc, {token.i: following[token.text]}), "near_miss:day_or_month")
 
