@@ -1,4 +1,4 @@
-"""Parts of a sentence that presuppose its claim, which a not would contradict ("was not taken to X, where he died")."""
+"""Parts of a sentence that presuppose or frame its claim, which a change would contradict or miss."""
 
 from __future__ import annotations
 
@@ -75,9 +75,8 @@ def _timed(verb, end, after=False) -> bool:
 
 def framed(doc, root) -> str | None:
     """Why a change of the clause would miss its claim: the claim is framed elsewhere, or the parse is wrong."""
-    for rid in ("hedging.claim_noun_clause", "hedging.feeling_frame"):
-        if _held(doc, root, rid):
-            return rid
+    if rid := next((r for r in ("hedging.claim_noun_clause", "hedging.feeling_frame") if _held(doc, root, r)), None):
+        return rid
     colon, claims = max((t.i for t in doc[: root.i] if t.text == ":"), default=-1), saying("claim")
     verbs = [m[0] for m in matches(doc, "hedging.colon_claim") if m.start < colon and m[0].lemma_.lower() not in claims]
     if any(t.tag_ in ("VBD", "VBZ", "VBP") or any(a.tag_ != "TO" for a in kids(t, "aux", "auxpass")) for t in verbs):
@@ -90,3 +89,10 @@ def framed(doc, root) -> str | None:
             if c in held[rid] and (rid != "hedging.participle_as_verb" or bare_past and not has_subject(c)):
                 return rid
     return None
+
+
+def saying_alone(root, also=()) -> bool:
+    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim)."""
+    claims = kids(root, "dobj", "ccomp", *also)
+    bare = all(c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims)
+    return root.lemma_.lower() in saying("alone") and bare

@@ -10,7 +10,6 @@ from pairbench.generated_suites.patterns import matches, roots
 from pairbench.generated_suites.rules_clause import some_to_any, verb_base, verb_bases, verb_forms
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
-# Words the subject of a caption may hold: articles, counts, adjectives, nouns.
 _SUBJECT_TAGS = {"DT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "VBN", "HYPH", "PRP$", "POS", "CC"}
 
 
@@ -72,12 +71,10 @@ def negation_caption(doc, ctx=None) -> Made:
 
 def _missed_present(doc) -> Made | None:
     """ "A woman slices tofu." with "slices" parsed a plural noun: a verb form after a noun that agrees with it."""
-    counted = doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD"
-    if not doc.text.rstrip().endswith(".") or not counted or len(doc) > 18:
-        return None
+    plain = (doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD") and doc.text.rstrip().endswith(".") and len(doc) <= 18
     found = next(((t.i, v) for t in doc[2:] if doc[t.i - 1].tag_ in ("NN", "NNS") and (v := _verb_after(doc, t))), None)
     tags = ("JJ", "NN", "NNS", "HYPH", "VBN", "CC", "DT", "PRP$")
-    if found is None or any(t.tag_ not in tags for t in doc[1 : found[0]]):
+    if not plain or found is None or any(t.tag_ not in tags for t in doc[1 : found[0]]):
         return None
     i, (plural, bases) = found
     more = any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :])
@@ -86,7 +83,6 @@ def _missed_present(doc) -> Made | None:
     return Made(rebuild(doc, {i: f"{'do' if plural else 'does'} not {bases[0]}"}), "negation:caption_do_support")
 
 
-# Tags of a headline's words around a present the parser read as a noun: a noun phrase before it, an object after.
 _HEADLINE_SUBJECT_TAGS = {"DT", "CD", "JJ", "NN", "NNP", "HYPH", "POS"}
 _HEADLINE_OBJECT_TAGS = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}
 
@@ -97,13 +93,10 @@ def _headline_missed_present(doc) -> Made | None:
         return None
     found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
     found = [t for t in found if _headline_verb(doc, t)]
-    if len(found) != 1:
+    bases = [verb_bases(t.lower_, "VBZ")[0] for t in found]
+    if len(found) != 1 or bases[0] in saying("claim") | {"be", "have", "do", "die"}:
         return None
-    verb = found[0]
-    base = verb_bases(verb.lower_, "VBZ")[0]
-    if base in saying("claim") | {"be", "have", "do", "die"}:
-        return None
-    return Made(rebuild(doc, {verb.i: f"does not {base}"}), "negation:headline_do_support")
+    return Made(rebuild(doc, {found[0].i: f"does not {bases[0]}"}), "negation:headline_do_support")
 
 
 def _headline_passive_on_noun(doc) -> Made | None:

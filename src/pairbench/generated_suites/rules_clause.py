@@ -21,20 +21,12 @@ from pairbench.generated_suites.edits import (
 )
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, ends, matches, rooted, roots, starts
-from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, presupposed
-
-DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
+from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, presupposed, saying_alone
 
 
 def verb_bases(word: str, tag: str) -> list[str]:
     """The verb lemmas of ``word`` whose ``tag`` form is ``word`` ("climbs" with VBZ: climb)."""
     return [b for b in getAllLemmas(word).get("VERB", ()) if getInflection(b, tag=tag)[:1] == (word,)]
-
-
-def no_progressive(lemma: str) -> bool:
-    """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
-    states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
-    return lemma in words("no_progressive_verbs") or lemma in states
 
 
 def verb_base(token) -> str:
@@ -69,9 +61,8 @@ def headline_participle(doc, root) -> bool:
         return False  # a reported participle ("UN confirms sarin used") stays refused
     if kids(root, "aux", "auxpass") or doc[root.i - 1].tag_.startswith("RB") or root.lower_ in words("move_adverbs"):
         return False  # "critically wounded": the not would land after the adverb; "Asian markets mixed": a state
-    subjects = [c for c in kids(root, "nsubj", "nsubjpass") if c.i < root.i]
-    counted = any(t.like_num or t.dep_ == "nummod" for s in subjects for t in s.subtree)
-    return bool(subjects) and not counted  # "Three Afghans not killed" reads as three others who lived
+    subjects = [c for c in kids(root, "nsubj", "nsubjpass") if c.i < root.i]  # "Three Afghans not killed": others lived
+    return bool(subjects) and not any(t.like_num or t.dep_ == "nummod" for s in subjects for t in s.subtree)
 
 
 def reduced_passive(doc, root) -> bool:
@@ -125,8 +116,8 @@ def negation(doc, ctx=None) -> Made:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
     fragment = bare or adjective_fragment(doc, root, finite)
     if not negs and fragment and not _past_clause(doc, root):
-        alone = root.i > 0 and doc[root.i - 1].like_num  # "Two reported dead", "two found dead"
-        if reduced_passive(doc, root) and (alone or any(_number_alone(t) for t in kids(root, "nsubj", "nsubjpass"))):
+        nums = [t for t in kids(root, "nsubj", "nsubjpass") if t.like_num and {c.dep_ for c in t.children} <= {"punct"}]
+        if reduced_passive(doc, root) and (nums or root.i > 0 and doc[root.i - 1].like_num):  # "Two reported dead"
             raise Refuse("negation.bare_count_participle")
         plans = [m for m in matches(doc, "negation.past_tense_headline") if m.start == root.i and m[-1].head == root]
         if reduced_passive(doc, root) or headline(doc) and plans and has_subject(root):  # "Mayor set to open ..."
@@ -140,7 +131,7 @@ def negation(doc, ctx=None) -> Made:
             raise Refuse("negation.not_after_finite_verb")
         if scare_quoted(doc[neg.i :].text):
             raise Refuse("negation.scare_quotes_after_not")
-        if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
+        if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in table("do_forms") and root.tag_ == "VB":
             edits = {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}
             return Made(rebuild(doc, edits), "negation:remove_do")
         if neg.lower_ == "n't" and finite.lower_ == "ai":
@@ -156,7 +147,7 @@ def negation(doc, ctx=None) -> Made:
         if after and after[0].lower_ in words("not_before") and after.text.lower() != "so far":
             raise Refuse("negation.not_before_adverb")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **some_to_any(root)}), "negation:insert_not")
-    if tag not in DO_FORMS:
+    if tag not in table("do_forms"):
         raise Refuse("anchor.no_finite_verb")
     if root.i in starts(doc, "negation.have_before_preposition"):  # its pattern
         raise Refuse("negation.have_before_preposition")
@@ -167,7 +158,7 @@ def negation(doc, ctx=None) -> Made:
     kept = words("hedge_adverbs") | words("adverbs_before_do")  # "reportedly did not", "then did not" read
     if root.i - 1 in starts(doc, "negation.adverb_before_verb") and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
-    do, shared = DO_FORMS[tag], _do_coordinated(doc, root)
+    do, shared = table("do_forms")[tag], _do_coordinated(doc, root)
     bases = {v.i: verb_base(v) if v.pos_ in ("VERB", "AUX") else getLemma(v.lower_, upos="VERB")[0] for v in shared}
     edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **bases}
     edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
@@ -185,7 +176,7 @@ def _clear_scope(doc, root) -> None:
             raise
         subordinators = [t for t in doc if t.lower_ in words("subordinators")]
         missed = any(t.i > root.i and t.dep_ != "mark" for t in subordinators)  # "cuts costs as rupee collapse bites"
-        if missed or root.tag_ not in DO_FORMS or not any(c.i < root.i for c in kids(root, "nsubj")):
+        if missed or root.tag_ not in table("do_forms") or not any(c.i < root.i for c in kids(root, "nsubj")):
             raise
         if any(t.i < root.i for t in subordinators):
             raise Refuse("anchor.subordinator_before_verb") from None
@@ -240,11 +231,6 @@ def _with_not(finite) -> str:
     return f"{finite.text}not" if finite.lower_ == "can" else f"{finite.text} not"
 
 
-def _number_alone(token) -> bool:
-    """A number with no noun of its own ("Three die", "Two reported dead"): a not reads as a count of others."""
-    return token.like_num and not any(c.dep_ != "punct" for c in token.children)
-
-
 def some_to_any(verb) -> dict:
     """The some after the verb as any ("is not preparing any food"): "not preparing some food" denies nothing."""
     reach, found = [c for c in kids(verb, "dobj", "dative", "prep") if c.i > verb.i], []  # no verb conj
@@ -288,7 +274,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subj.subtree)
         if not definite and any(b <= set(subj.subtree) - clauses for b in bounds):  # not "who slept less than 6 hours"
             return "negation.approximate_count_subject"
-        if _number_alone(subj):  # "Three die": a not would read as a count of others
+        if subj.like_num and {c.dep_ for c in subj.children} <= {"punct"}:  # "Three die": a count of others denied?
             return "negation.number_alone_subject"
         if kids(subj, "nummod") and not definite and root.lemma_ == "be" and not kids(root, "xcomp"):
             return "negation.counted_subject_of_be"
@@ -314,8 +300,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     bare = [m[0] for m in dep_matches(doc, "negation.there_is_bare_noun") if not kids(m[-1], "det", "nummod", "poss")]
     if not negs and root in bare:  # its pattern: there, be and a noun, here with no determiner or count
         return "negation.there_is_bare_noun"
-    could = root.i in roots(doc, "negation.modal_of_possibility")  # its pattern: "We could"
-    weak = words("weak_modals") | ({"could"} if could else set())
+    weak = words("weak_modals") | ({"could"} if root.i in roots(doc, "negation.modal_of_possibility") else set())
     if finite.lower_ in weak or any(c.lower_ in weak for c in kids(root, "aux")):
         return "negation.modal_of_possibility"
     if not negs and root.lemma_ == "be" and any(c.ent_type_ in AMOUNT_TYPES for c in kids(root, "attr")):
@@ -342,31 +327,6 @@ def _comma_clauses(doc) -> bool:
 
 def _in_scope(token, root) -> bool:
     """A word of the clause's own verb phrase, not of a clause within it ("molecules that can only be made")."""
-    while token != root:
-        if token.dep_ in ("relcl", "acl", "advcl", "ccomp", "pcomp", "csubj", "parataxis", "appos", "ROOT"):
-            return False
-        token = token.head
-    return True
-
-
-def saying_alone(root, also=()) -> bool:
-    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim)."""
-    claims = kids(root, "dobj", "ccomp", *also)
-    bare = all(c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims)
-    return root.lemma_.lower() in saying("alone") and bare
-
-
-def caption_present(doc, root, finite, base) -> bool:
-    """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
-    if finite.i != root.i or no_progressive(base) or kids(root, "acomp", "attr", "oprd"):
-        return False
-    habit = words("frequency_adverbs") | words("habit_words")
-    if any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18:
-        return False  # a habit, or a longer sentence of prose rather than a caption
-    if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
-        raise Refuse("hedging.coordinated_verbs")
-    subjects = kids(root, "nsubj")
-    if len(subjects) != 1 or subjects[0].lower_ in ("someone", "somebody"):
-        return len(subjects) == 1
-    subject = subjects[0]  # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
-    return subject.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subject.children)
+    chain = [token, *token.ancestors]  # up to the sentence's root
+    clauses = ("relcl", "acl", "advcl", "ccomp", "pcomp", "csubj", "parataxis", "appos")
+    return root in chain and not any(t.dep_ in clauses for t in chain[: chain.index(root)])

@@ -19,16 +19,8 @@ from pairbench.generated_suites.edits import (
 )
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, matches, roots, starts
-from pairbench.generated_suites.presuppositions import framed
-from pairbench.generated_suites.rules_clause import (
-    adjective_fragment,
-    caption_present,
-    caption_state,
-    no_progressive,
-    reduced_passive,
-    saying_alone,
-    verb_base,
-)
+from pairbench.generated_suites.presuppositions import framed, saying_alone
+from pairbench.generated_suites.rules_clause import adjective_fragment, caption_state, reduced_passive, verb_base
 
 
 @reads_title_case
@@ -60,13 +52,16 @@ def hedging(doc, ctx=None) -> Made:
     if plan is not None and not vowed and not negated:
         return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
     finite, _ = finite_verb(root)
-    speaker = _subject(root)  # "We condemn it", "I returned the jacket": the speaker's own act (not "I was wrong")
+    speaker = next(iter(kids(root, "nsubj", "nsubjpass")), None)  # "We condemn it": the speaker's own act
     if speaker is not None and speaker.lower_ in ("i", "we"):
         acted = finite.tag_ == "VBD" and speaker.dep_ == "nsubj" and root.lemma_ not in words("stative_verbs")
         if finite.tag_ in ("VBP", "VBZ") or acted:
             raise Refuse("hedging.speaker_now" if finite.tag_ in ("VBP", "VBZ") else "hedging.speaker_past")
-    if _sayer_own(doc, root, finite):
-        raise Refuse("hedging.sayer_own")
+    numbers = table("subject_pronoun_numbers")  # "ONA stated that it did not receive ...": the sayer unsure of itself
+    for _, claim, sayer, subject in dep_matches(doc, "hedging.sayer_own"):  # a pronoun that agrees with the sayer
+        plural = sayer.tag_ in ("NNS", "NNPS") or numbers.get(sayer.lower_) == "plural" or bool(kids(sayer, "conj"))
+        if claim == root and finite.tag_ != "MD" and numbers[subject.lower_] == ("plural" if plural else "singular"):
+            raise Refuse("hedging.sayer_own")
     if negated:
         return _hedge_negated(doc, root, finite, negs)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
@@ -90,7 +85,7 @@ def hedging(doc, ctx=None) -> Made:
     if present_headline:
         if base in saying("claim") | words("headline_disclosures") and not matches(doc, "hedging.reporting_headline"):
             raise Refuse("hedging.reporting_headline")  # "Police confirm ..."; not an act: "confirms Yellen as"
-        subject = _subject(root, ("nsubj",))  # "Red grapes": what is said of a bare plural is general
+        subject = next(iter(kids(root, "nsubj")), None)  # "Red grapes": what is said of a bare plural is general
         bare = subject is not None and subject.tag_ == "NNS" and not kids(subject, "det", "poss")
         if root.dep_ == "ccomp" and root.head.i > root.i and bare:
             raise Refuse("hedging.finding_reported_after")
@@ -106,6 +101,27 @@ def hedging(doc, ctx=None) -> Made:
     else:  # past: may have + participle
         new = f"may have {inflect(base, 'VBN')}"
     return Made(rebuild(doc, {finite.i: new}), f"hedging:add_{new.split()[0]}{'_coordinated' * bool(coordinated)}")
+
+
+def no_progressive(lemma: str) -> bool:
+    """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
+    states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
+    return lemma in words("no_progressive_verbs") or lemma in states
+
+
+def caption_present(doc, root, finite, base) -> bool:
+    """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
+    habit = words("frequency_adverbs") | words("habit_words")  # a habit, or a longer sentence of prose
+    prose = any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18
+    if finite.i != root.i or no_progressive(base) or kids(root, "acomp", "attr", "oprd") or prose:
+        return False
+    if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
+        raise Refuse("hedging.coordinated_verbs")
+    subjects = kids(root, "nsubj")
+    if len(subjects) != 1 or subjects[0].lower_ in ("someone", "somebody"):
+        return len(subjects) == 1
+    subject = subjects[0]  # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
+    return subject.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subject.children)
 
 
 def _shared_hedge(doc, root, finite, coordinated) -> bool:
@@ -139,20 +155,6 @@ _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id,
     ("hedging.pronoun_appos", lambda d, r, f: r.i in roots(d, "hedging.pronoun_appos")),
     ("hedging.subject_after_verb", lambda d, r, f: any(c.i > f.i for c in kids(r, "nsubj"))),
 )
-
-
-def _subject(verb, deps=("nsubj", "nsubjpass")):
-    return next(iter(kids(verb, *deps)), None)
-
-
-def _sayer_own(doc, root, finite) -> bool:
-    """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself."""
-    numbers = table("subject_pronoun_numbers")  # the pronoun agrees with the sayer ("Lawyers say it may": no lawyer)
-    for _, claim, sayer, subject in dep_matches(doc, "hedging.sayer_own"):
-        plural = sayer.tag_ in ("NNS", "NNPS") or numbers.get(sayer.lower_) == "plural" or bool(kids(sayer, "conj"))
-        if claim == root and finite.tag_ != "MD" and numbers[subject.lower_] == ("plural" if plural else "singular"):
-            return True
-    return False
 
 
 def _hedge_negated(doc, root, finite, negs) -> Made:
