@@ -136,9 +136,8 @@ def negation(doc, ctx=None) -> Made:
             return Made(rebuild(doc, edits), "negation:remove_do")
         if neg.lower_ == "n't" and finite.lower_ == "ai":
             raise Refuse("negation.aint")
-        edits = {neg.i: ""}
-        if neg.lower_ == "n't" and finite.lower_ in table("contracted_hosts"):  # won't -> will
-            edits[finite.i] = table("contracted_hosts")[finite.lower_]
+        hosts = table("contracted_hosts") if neg.lower_ == "n't" else {}  # won't -> will
+        edits = {neg.i: "", **({finite.i: hosts[finite.lower_]} if finite.lower_ in hosts else {})}
         return Made(rebuild(doc, edits), "negation:remove_not")
     if has_aux or root.lemma_ == "be":
         after = doc[finite.i + 1 : finite.i + 3]
@@ -159,8 +158,8 @@ def negation(doc, ctx=None) -> Made:
     if root.i - 1 in starts(doc, "negation.adverb_before_verb") and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
     do, shared = table("do_forms")[tag], _do_coordinated(doc, root)
-    bases = {v.i: verb_base(v) if v.pos_ in ("VERB", "AUX") else getLemma(v.lower_, upos="VERB")[0] for v in shared}
-    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **bases}
+    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root)}
+    edits |= {v.i: verb_base(v) if v.pos_ in ("VERB", "AUX") else getLemma(v.lower_, upos="VERB")[0] for v in shared}
     edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
     return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")
 
@@ -172,11 +171,10 @@ def _clear_scope(doc, root) -> None:
     except Refuse as why:
         lemmas = getAllLemmas(root.lower_)
         plural_s = root.tag_ == "VBZ" and root.lower_.endswith("s") and bool(kids(root, "dobj"))
-        if why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas or "NOUN" in lemmas and not plural_s:
-            raise
+        noun = why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas or "NOUN" in lemmas and not plural_s
         subordinators = [t for t in doc if t.lower_ in words("subordinators")]
         missed = any(t.i > root.i and t.dep_ != "mark" for t in subordinators)  # "cuts costs as rupee collapse bites"
-        if missed or root.tag_ not in table("do_forms") or not any(c.i < root.i for c in kids(root, "nsubj")):
+        if noun or missed or root.tag_ not in table("do_forms") or not any(c.i < root.i for c in kids(root, "nsubj")):
             raise
         if any(t.i < root.i for t in subordinators):
             raise Refuse("anchor.subordinator_before_verb") from None

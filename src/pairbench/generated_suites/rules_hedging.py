@@ -171,6 +171,5 @@ def _hedge_negated(doc, root, finite, negs) -> Made:
     if after is None or finite.text.startswith("'") or bare_do:
         raise Refuse("hedging.negated_clause")
     edits = {finite.i: match_case("might", finite.text), neg.i: f"{neg.text} {after}".strip()}
-    if past_do:  # "did not go" -> "might not have gone"
-        edits[root.i] = inflect(verb_base(root), "VBN")
+    edits |= {root.i: inflect(verb_base(root), "VBN")} if past_do else {}  # "did not go" -> "might not have gone"
     return Made(rebuild(doc, edits), "hedging:add_may_negated")
