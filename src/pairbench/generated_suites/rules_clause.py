@@ -97,7 +97,14 @@ def present_read_as_base(doc, root) -> bool:
 
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
-    root = framed_claim(claim_clause(doc))
+    root = claim_clause(doc)
+    if root.i in roots(doc, "negation.speaker_frame"):  # its pattern, be afraid: "I'm afraid we are out of stock"
+        tied = [g for c in kids(root, "acomp") for g in c.children]
+        clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
+        if clauses or any(c.lower_ == "so" for c in root.children):  # not "I'm afraid of dogs": the adjective's
+            if len(clauses) != 1 or not has_subject(clauses[0]):  # "I'm afraid so": the claim is elsewhere
+                raise Refuse("negation.speaker_frame")
+            root = clauses[0]  # the claim
     negs, rid = kids(root, "neg"), "negation.other_negative_words"
     aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
     others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg"]
@@ -190,19 +197,6 @@ def _do_coordinated(doc, root) -> list:
     if any(doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ and v.pos_ != "NOUN" or kids(v, *own) for v in verbs):
         return []
     return verbs
-
-
-def framed_claim(root):
-    """The clause after be and a frame adjective ("I'm afraid we are out of stock") is the claim."""
-    if root.i not in roots(root.doc, "negation.speaker_frame"):  # its pattern: be afraid
-        return root
-    tied = [g for c in kids(root, "acomp") for g in c.children]
-    clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
-    if not clauses and not any(c.lower_ == "so" for c in root.children):
-        return root  # "I'm afraid of dogs", "sure to win": the not goes to the adjective
-    if len(clauses) != 1 or not has_subject(clauses[0]):  # "I'm afraid so": the claim is elsewhere
-        raise Refuse("negation.speaker_frame")
-    return clauses[0]
 
 
 def _past_clause(doc, root) -> bool:
