@@ -43,11 +43,10 @@ def _phrase_between(head, participle) -> bool:
     """Only the head noun's prepositional phrases between it and its participle ("group of people sitting")."""
     between = range(head.i + 1, participle.i)
     phrases = [c for c in kids(head, "prep") if c.i in between]
-    if any(t.dep_ in ("nmod", "appos", "npadvmod") for t in participle.doc[head.i : participle.i]):
-        return False  # "a group of people white water rafting": no plain noun phrase
+    odd = any(t.dep_ in ("nmod", "appos", "npadvmod") for t in participle.doc[head.i : participle.i])  # "white water"
     last = participle.doc[participle.i - 1]
     ends = last.dep_ == "pobj" or last.dep_ == "conj" and last.head.dep_ == "pobj"  # not "people white water"
-    return bool(phrases) and ends and {t.i for p in phrases for t in p.subtree} == set(between)
+    return not odd and bool(phrases) and ends and {t.i for p in phrases for t in p.subtree} == set(between)
 
 
 def negation_caption(doc, ctx=None) -> Made:

@@ -206,8 +206,7 @@ def _past_clause(doc, root) -> bool:
     named = [c for c in kids(root, "nsubj") if c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
     if doc[-1].text == ".":
         return bool(named)
-    reported = root.dep_ == "ccomp"  # "US believes Syrian government used chemical weapons": a reported act
-    agents = named + [c for c in kids(root, "nsubj") if reported or c.tag_ in ("NNS", "PRP")]
+    agents = named + [c for c in kids(root, "nsubj") if root.dep_ == "ccomp" or c.tag_ in ("NNS", "PRP")]  # or reported
     names = any(g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children)
     passive = words("ditransitive_verbs") | words("object_passives")  # a verb whose passive takes an object
     return bool(agents) and not names and bool(kids(root, "dobj")) and verb_base(root) not in passive
