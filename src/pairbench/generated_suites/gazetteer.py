@@ -28,7 +28,6 @@ def same_thing(a: str, b: str) -> bool:
 
 
 def article_changes(old: str, new: str, word_before: str) -> bool:
-    """``new`` takes an article ``old`` does not, or the other way round, with no "the" before the place
-    (Iran -> the Netherlands); ``word_before``: the word before the old name, lower case."""
+    """``new`` takes an article ``old`` does not or the other way round, no "the" before (Iran -> the Netherlands)."""
     places = words("places_with_article")
     return (new.lower() in places) != (old.lower() in places) and word_before != "the"

@@ -1,6 +1,4 @@
-"""Parts of a sentence that presuppose its claim: a not added to the claim would contradict them
-("Along with Intel, the companies do not include ...", "was not taken to X, where he later died").
-Most are their records' patterns (registry/negation.presuppositions.yaml, registry/hedging.yaml)."""
+"""Parts of a sentence that presuppose or frame its claim, which a change would contradict or miss."""
 
 from __future__ import annotations
 
@@ -20,16 +18,14 @@ def _held(doc, root, rid: str) -> bool:
 
 
 def presupposed(doc, root, negs) -> str | None:
-    """Why the rest of the sentence would contradict a not added to (or removed from) the claim: the first refusal
-    of ``_PRESUPPOSED`` whose test holds."""
+    """Why the rest of the sentence would contradict a not added to (or removed from) the claim."""
     if negs:
         return "negation.polarity_phrase" if matches(doc, "negation.polarity_phrase") else None
     return next((rid for rid, test in _PRESUPPOSED if test(doc, root, rid)), None)
 
 
 def _coordinated(doc, root, rid=None) -> bool:
-    """A second verb of the claim's subject that tells what followed ("escaped and is now sought"), whose time hangs
-    on the first's ("arrived on Monday and was unpacked by noon") or that ends with since ("and has worn it since")."""
+    """A second verb of the claim's subject that tells what followed ("arrived on Monday and was unpacked by noon")."""
     later = [c for c in kids(root, "conj") if not has_subject(c)]
     timed = later and _timed(root, later[0].i) and any(_timed(c, len(doc), True) for c in later)
     after = any(g.dep_ == "advmod" and g.lower_ in words("consequence_adverbs") for c in later for g in c.children)
@@ -39,19 +35,15 @@ def _coordinated(doc, root, rid=None) -> bool:
 
 
 def _presupposing_comment(doc, root, rid) -> bool:
-    """A comment after a comma that asserts the claim happened (lexicon presupposing_comments), the record's patterns
-    (one that measures the claim: ", longer than any before", ", which was longer than ..."), or a which (that is)
-    clause after a verb phrase that holds an amount ("cost 300 dollars, which was twice the quote")."""
+    """A comment after a comma that asserts the claim happened ("cost 300 dollars, which was twice the quote")."""
     if _held(doc, root, rid):
         return True
     for comma in (t for t in doc[root.i + 1 :] if t.text == "," and t.i + 1 < len(doc)):
         rest = doc[comma.i + 1 : comma.i + 5]
-        if any(" ".join(t.lower_ for t in rest[:n]) in words("presupposing_comments") for n in (2, 3)):
-            return True
+        comment = any(" ".join(t.lower_ for t in rest[:n]) in words("presupposing_comments") for n in (2, 3))
         which = rest[0].lower_ == "which" or rest[0].lower_ == "that" and len(rest) > 1 and rest[1].lemma_ == "be"
-        # a number, amount, price or count in the claim's verb phrase, however the parse hangs the which (that is)
-        span = doc[root.i + 1 : comma.i]
-        if which and any((t.like_num or t.ent_type_ in AMOUNT_TYPES) and root in t.ancestors for t in span):
+        amounts = [t for t in doc[root.i + 1 : comma.i] if t.like_num or t.ent_type_ in AMOUNT_TYPES]  # however hung
+        if comment or which and any(root in t.ancestors for t in amounts):
             return True
     return False
 
@@ -77,39 +69,30 @@ def _timed(verb, end, after=False) -> bool:
     own = kids(verb, "npadvmod", "advmod", "acomp", "prep", "agent")
     preps, times = words("time_after_prepositions") if after else (), words("event_time_nouns")
     near = [t for c in own if not preps or c.dep_ not in ("prep", "agent") or c.lower_ in preps for t in c.subtree]
-    hits = [
-        t for t in near if t.ent_type_ in ("DATE", "TIME") or t.lower_ in times or t.like_num and t.head.lower_ == "at"
-    ]
-    return any(t.i < end for t in hits)
-
-
-def _clause_verb(t) -> bool:
-    """A verb that makes a clause of its own: finite, or with an auxiliary ("had reached", not "to repeat")."""
-    finite = t.tag_ in ("VBD", "VBZ", "VBP") or any(a.tag_ != "TO" for a in kids(t, "aux", "auxpass"))
-    return finite and t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass", "amod", "compound")
-
-
-_BY_CHILD = (
-    "hedging.saying_participle",
-    "hedging.participle_as_verb",
-    "hedging.as_clause",
-    "hedging.participle_subject",
-)
+    dated = [t for t in near if t.ent_type_ in ("DATE", "TIME") or t.lower_ in times]
+    return any(t.i < end for t in dated + [t for t in near if t.like_num and t.head.lower_ == "at"])
 
 
 def framed(doc, root) -> str | None:
-    """Why a change of the clause would miss its claim: the claim is framed elsewhere, or the parse is wrong (each
-    refusal's dependency pattern on the claim's verb; those of one child of it tried child by child)."""
-    for rid in ("hedging.claim_noun_clause", "hedging.feeling_frame"):
-        if _held(doc, root, rid):
-            return rid
-    colon = max((t.i for t in doc[: root.i] if t.text == ":"), default=None)
-    if colon is not None and any(_clause_verb(t) and t.lemma_.lower() not in saying("claim") for t in doc[:colon]):
+    """Why a change of the clause would miss its claim: the claim is framed elsewhere, or the parse is wrong."""
+    if rid := next((r for r in ("hedging.claim_noun_clause", "hedging.feeling_frame") if _held(doc, root, r)), None):
+        return rid
+    colon, claims = max((t.i for t in doc[: root.i] if t.text == ":"), default=-1), saying("claim")
+    verbs = [m[0] for m in matches(doc, "hedging.colon_claim") if m.start < colon and m[0].lemma_.lower() not in claims]
+    if any(t.tag_ in ("VBD", "VBZ", "VBP") or any(a.tag_ != "TO" for a in kids(t, "aux", "auxpass")) for t in verbs):
         return "hedging.colon_claim"
     bare_past = not kids(root, "aux", "auxpass")  # a participle as the verb: no auxiliary
-    held = {rid: {m[1] for m in rooted(doc, rid, root)} for rid in _BY_CHILD}
+    ids = ("hedging.saying_participle", "hedging.participle_as_verb", "hedging.as_clause", "hedging.participle_subject")
+    held = {rid: {m[1] for m in rooted(doc, rid, root)} for rid in ids}  # each tried child by child
     for c in root.children:
-        for rid in _BY_CHILD:
+        for rid in held:
             if c in held[rid] and (rid != "hedging.participle_as_verb" or bare_past and not has_subject(c)):
                 return rid
     return None
+
+
+def saying_alone(root, also=()) -> bool:
+    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim)."""
+    claims = kids(root, "dobj", "ccomp", *also)
+    bare = all(c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims)
+    return root.lemma_.lower() in saying("alone") and bare

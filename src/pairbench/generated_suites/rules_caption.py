@@ -1,5 +1,4 @@
-"""Fallback rules (``generate.FALLBACKS``, deterministic) for captions that leave out "is" ("A man
-walking down the stairs."), which have no finite verb for the clause rules."""
+"""Fallback rules (``generate.FALLBACKS``) for captions with no finite verb ("A man walking down the stairs.")."""
 
 from __future__ import annotations
 
@@ -11,24 +10,21 @@ from pairbench.generated_suites.patterns import matches, roots
 from pairbench.generated_suites.rules_clause import some_to_any, verb_base, verb_bases, verb_forms
 from pairbench.generated_suites.rules_structure import argument, phrase, plural
 
-# Words the subject of a caption may hold: articles, counts, adjectives, nouns.
 _SUBJECT_TAGS = {"DT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "VBN", "HYPH", "PRP$", "POS", "CC"}
 
 
 def _caption_parts(doc, wide=False):
-    """(subject tokens, participle) of "<noun phrase> <participle> ...", or refuse. ``wide`` (negation's): the
-    noun phrase may hold a prepositional phrase before the participle of its head ("A group of people sitting",
-    "A man on a motorcycle performing": the parse hangs the participle on the head noun) or open with a
-    capitalised common noun the tagger read as a name ("Group of horses grazing")."""
+    """(subject tokens, participle) of "<noun phrase> <participle> ..." or refuse; ``wide``: "Group of men sitting"."""
     heads = [t for t in doc if t.dep_ == "ROOT"]
     if len(heads) != 1 or doc.text.rstrip().endswith(("?", "!")):
         raise Refuse("negation.caption_not_one_sentence")
     root = heads[0]
+    capital = wide and root.i == 0 and root.tag_ == "NNP" and root.text[:1].isupper() and root.text[1:].islower()
     if root.tag_ == "VBG" and not kids(root, "aux", "auxpass"):
         participle = root  # "A passenger train waiting in a station."
         if not kids(root, "nsubj"):
             raise Refuse("negation.caption_without_subject")
-    elif root.tag_ in ("NN", "NNS") or wide and root.i == 0 and root.tag_ == "NNP" and _common_noun(root):
+    elif root.tag_ in ("NN", "NNS") or capital and "NOUN" in getAllLemmas(root.lower_):  # "Group of horses": no name
         participle = next((c for c in kids(root, "acl") if c.tag_ == "VBG"), None)
         if participle is None or participle.i != root.i + 1 and not (wide and _phrase_between(root, participle)):
             raise Refuse("negation.caption_without_participle")
@@ -37,27 +33,20 @@ def _caption_parts(doc, wide=False):
     subject = doc[: participle.i]
     tags = _SUBJECT_TAGS | ({"IN"} if wide else set())
     last = ("NN", "NNS", "NNP") if root.tag_ == "NNP" else ("NN", "NNS")  # "Group of horses": its pobj is last
-    if not subject or subject[-1].tag_ not in last or any(t.tag_ not in tags for t in subject):
+    loose = [t for t in subject if t.tag_ == "IN" and not (t.dep_ == "prep" and t.head.i < t.i)]  # of no noun before
+    if not subject or subject[-1].tag_ not in last or any(t.tag_ not in tags for t in subject) or loose:
         raise Refuse("negation.caption_subject")
-    if any(t.tag_ == "IN" and not (t.dep_ == "prep" and t.head.i < t.i) for t in subject):
-        raise Refuse("negation.caption_subject")  # a preposition that opens no phrase of the noun before it
     return subject, participle
-
-
-def _common_noun(token) -> bool:
-    """A capitalised first word that is a common noun ("Group of horses"), not a name."""
-    return token.text[:1].isupper() and token.text[1:].islower() and "NOUN" in getAllLemmas(token.lower_)
 
 
 def _phrase_between(head, participle) -> bool:
     """Only the head noun's prepositional phrases between it and its participle ("group of people sitting")."""
     between = range(head.i + 1, participle.i)
     phrases = [c for c in kids(head, "prep") if c.i in between]
-    if any(t.dep_ in ("nmod", "appos", "npadvmod") for t in participle.doc[head.i : participle.i]):
-        return False  # "a group of people white water rafting": no plain noun phrase
+    odd = any(t.dep_ in ("nmod", "appos", "npadvmod") for t in participle.doc[head.i : participle.i])  # "white water"
     last = participle.doc[participle.i - 1]
     ends = last.dep_ == "pobj" or last.dep_ == "conj" and last.head.dep_ == "pobj"  # not "people white water"
-    return bool(phrases) and ends and {t.i for p in phrases for t in p.subtree} == set(between)
+    return not odd and bool(phrases) and ends and {t.i for p in phrases for t in p.subtree} == set(between)
 
 
 def negation_caption(doc, ctx=None) -> Made:
@@ -73,102 +62,75 @@ def negation_caption(doc, ctx=None) -> Made:
         raise Refuse("negation.other_negative_words")
     if any(t.lower_ in words("scope_quantifiers") for t in subject):
         raise Refuse("negation.quantified_subject")
-    verbs = [t for t in doc if t.pos_ in ("VERB", "AUX") and t.i != participle.i and t.i >= participle.i]
-    if any(t.tag_ != "VBN" or t.dep_ != "amod" for t in verbs):
+    if any(t.pos_ in ("VERB", "AUX") and (t.tag_ != "VBN" or t.dep_ != "amod") for t in doc[participle.i + 1 :]):
         raise Refuse("negation.caption_second_verb")
-    return Made(
-        rebuild(doc, {participle.i: f"not {participle.text}", **some_to_any(participle)}), "negation:caption_not"
-    )
+    edits = {participle.i: f"not {participle.text}", **some_to_any(participle)}
+    return Made(rebuild(doc, edits), "negation:caption_not")
 
 
 def _missed_present(doc) -> Made | None:
-    """ "A woman slices tofu." with "slices" parsed a plural noun: a verb's -s form after "a" and a singular noun,
-    or its base form after a plural, can only be the verb. A short plain one-clause caption only."""
-    counted = doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD"
-    if not doc.text.rstrip().endswith(".") or not counted or len(doc) > 18:
-        return None
+    """ "A woman slices tofu." with "slices" parsed a plural noun: a verb form after a noun that agrees with it."""
+    plain = (doc[0].lower_ in ("a", "an") or doc[0].tag_ == "CD") and doc.text.rstrip().endswith(".") and len(doc) <= 18
     found = next(((t.i, v) for t in doc[2:] if doc[t.i - 1].tag_ in ("NN", "NNS") and (v := _verb_after(doc, t))), None)
     tags = ("JJ", "NN", "NNS", "HYPH", "VBN", "CC", "DT", "PRP$")
-    if found is None or any(t.tag_ not in tags for t in doc[1 : found[0]]):
+    if not plain or found is None or any(t.tag_ not in tags for t in doc[1 : found[0]]):
         return None
     i, (plural, bases) = found
-    if doc[i].pos_ == "AUX" or {"be", "have", "do"} & set(bases) or matches(doc, "negation.caption_do_support"):
-        return None
-    if any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :]):
+    more = any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.lower_ in ("and", "or") for t in doc[i + 1 :])
+    if more or doc[i].pos_ == "AUX" or {"be", "have", "do"} & set(bases) or matches(doc, "negation.caption_do_support"):
         return None
     return Made(rebuild(doc, {i: f"{'do' if plural else 'does'} not {bases[0]}"}), "negation:caption_do_support")
 
 
-# Tags of a headline's words around a present the parser read as a noun: a noun phrase before it, an object after.
 _HEADLINE_SUBJECT_TAGS = {"DT", "CD", "JJ", "NN", "NNP", "HYPH", "POS"}
 _HEADLINE_OBJECT_TAGS = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}
 
 
 def _headline_missed_present(doc) -> Made | None:
-    """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun: in a headline with no verb, a verb's
-    -s form after a singular noun phrase ending in a noun or a name, and an object right after it (a determiner,
-    number, adjective, name, or a noun that is no verb: "USA expels Venezuela diplomats"), is the verb; not before
-    a preposition ("Iran talks in Geneva": a noun phrase), nor with a second verb, a quote or a clause mark."""
+    """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun (not "Iran talks in Geneva")."""
     if not headline(doc) or matches(doc, "negation.headline_do_support"):
         return None
     found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
-    found = [t for t in found if _headline_subject(doc[: t.i]) and _headline_object(doc, t)]
-    if len(found) != 1:
+    found = [t for t in found if _headline_verb(doc, t)]
+    bases = [verb_bases(t.lower_, "VBZ")[0] for t in found]
+    if len(found) != 1 or bases[0] in saying("claim") | {"be", "have", "do", "die"}:
         return None
-    verb = found[0]
-    base = verb_bases(verb.lower_, "VBZ")[0]
-    if base in saying("claim") | {"be", "have", "do", "die"}:
-        return None
-    return Made(rebuild(doc, {verb.i: f"does not {base}"}), "negation:headline_do_support")
+    return Made(rebuild(doc, {found[0].i: f"does not {bases[0]}"}), "negation:headline_do_support")
 
 
 def _headline_passive_on_noun(doc) -> Made | None:
-    """ "Palestinian diplomat injured in explosion" with "injured" hung on "diplomat" as a participle: a headline
-    that is a noun phrase and one bare participle after it (or after the head noun's prepositional phrases) is
-    a reduced passive, read as ``rules_clause.headline_participle`` reads one tagged the verb ("Palestinian
-    diplomat not injured in explosion"); not with a count in its subject ("Two not killed" reads as two others
-    who lived), an object, a second verb, a quote before the verb, or a clause mark."""
+    """ "Palestinian diplomat injured in explosion" with "injured" hung on "diplomat": a reduced passive."""
     root = next(t for t in doc if t.dep_ == "ROOT")
     caption = doc[-1].text == "."  # a caption: "A blue bird perched on a hand."
     if not (headline(doc) or caption) or root.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
         return None
-    participle = next((c for c in kids(root, "acl") if c.tag_ == "VBN"), None)
-    if participle is None or not participle.is_lower or participle.lower_ not in verb_forms(participle):
+    verb = next((c for c in kids(root, "acl") if c.tag_ == "VBN"), None)
+    if verb is None or not verb.is_lower or verb.lower_ not in verb_forms(verb):
         return None
-    if participle.i != root.i + 1 and not _phrase_between(root, participle):
+    act = caption and verb.lower_ not in words("state_participles")  # "A man sliced through the bottles."
+    if act or verb.i != root.i + 1 and not _phrase_between(root, verb):
         return None
-    if caption and participle.lower_ not in words("state_participles"):
-        return None  # "A man sliced through the bottles.": a caption's past form may be the act
-    subject = doc[: participle.i]
     counted = words("plural_scales") | words("scope_quantifiers")
-    if any(t.tag_ not in _SUBJECT_TAGS | {"IN", "NNPS"} or t.like_num or t.lower_ in counted for t in subject):
+    if any(t.tag_ not in _SUBJECT_TAGS | {"IN", "NNPS"} or t.like_num or t.lower_ in counted for t in doc[: verb.i]):
         return None
-    base = verb_base(participle)
-    if base in words("no_passive_verbs") | saying("claim") or participle.lower_ in words("move_adverbs"):
+    if verb_base(verb) in words("no_passive_verbs") | saying("claim") or verb.lower_ in words("move_adverbs"):
         return None
-    after = any(m.start > participle.i for m in matches(doc, "negation.headline_passive"))
-    if after or participle.i in roots(doc, "negation.headline_passive"):
+    after = any(m.start > verb.i for m in matches(doc, "negation.headline_passive"))
+    marks = any(t.is_punct and t.tag_ not in ("HYPH", "``", "''") for t in doc[: len(doc) - caption])  # "Agribusiness:"
+    if after or marks or verb.i in roots(doc, "negation.headline_passive"):  # marks: a second clause or a label
         return None
-    if any(t.is_punct and t.tag_ not in ("HYPH", "``", "''") for t in doc[: len(doc) - caption]):
-        return None  # a colon, comma or dash: a second clause or a label ("Agribusiness: ...")
-    return Made(rebuild(doc, {participle.i: f"not {participle.text}"}), "negation:headline_passive")
+    return Made(rebuild(doc, {verb.i: f"not {verb.text}"}), "negation:headline_passive")
 
 
-def _headline_subject(subject) -> bool:
-    """A singular noun phrase of nouns, names, adjectives and numbers, ending in a noun or a name (a capitalised
-    word the tagger read as an adjective, "Nadal", but no adjective: "Chinese stocks higher"); its last noun is
-    no verb's base form ("North Korea test fires": a verb of two words)."""
-    last = subject[-1]
+def _headline_verb(doc, verb) -> bool:
+    """A singular noun phrase before ``verb`` (not "North Korea test fires") and an object with no verb after it."""
+    last, after = doc[verb.i - 1], doc[verb.i + 1 :]
     lemmas = getAllLemmas(last.lower_)
     name = last.text[:1].isupper() and (last.tag_ == "NNP" or last.tag_ == "JJ" and "ADJ" not in lemmas)
     name &= last.text not in words("nationalities") | words("peoples")  # "Syrian rebels skeptical": an adjective
     plain = last.tag_ == "NN" and last.is_lower and last.lower_ not in lemmas.get("VERB", ())
-    return (name or plain) and all(t.tag_ in _HEADLINE_SUBJECT_TAGS for t in subject)
-
-
-def _headline_object(doc, verb) -> bool:
-    """The words after the verb: an object opening right after it, and no verb among them."""
-    after = doc[verb.i + 1 :]
+    if not (name or plain) or any(t.tag_ not in _HEADLINE_SUBJECT_TAGS for t in doc[: verb.i]):
+        return False
     first = after[0]
     opens = first.tag_ in ("DT", "PRP$", "CD") or first.text[:1].isupper()  # "Snowden thanks Russia"
     word = first.tag_ in _HEADLINE_OBJECT_TAGS - {"IN", "CC", "HYPH", "POS"}

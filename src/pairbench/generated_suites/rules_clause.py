@@ -1,5 +1,4 @@
-"""The negation rule on the claim's clause (do-support, not after an auxiliary, a not removed), and
-the clause helpers the hedging rule shares with it."""
+"""The negation rule on the claim's clause (do-support, not after an auxiliary, a not removed); its clause helpers."""
 
 from __future__ import annotations
 
@@ -22,20 +21,12 @@ from pairbench.generated_suites.edits import (
 )
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, ends, matches, rooted, roots, starts
-from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, presupposed
-
-DO_FORMS = {"VBZ": "does", "VBD": "did", "VBP": "do"}
+from pairbench.generated_suites.presuppositions import AMOUNT_TYPES, framed, presupposed, saying_alone
 
 
 def verb_bases(word: str, tag: str) -> list[str]:
     """The verb lemmas of ``word`` whose ``tag`` form is ``word`` ("climbs" with VBZ: climb)."""
     return [b for b in getAllLemmas(word).get("VERB", ()) if getInflection(b, tag=tag)[:1] == (word,)]
-
-
-def no_progressive(lemma: str) -> bool:
-    """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
-    states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
-    return lemma in words("no_progressive_verbs") or lemma in states
 
 
 def verb_base(token) -> str:
@@ -56,7 +47,8 @@ def adjective_fragment(doc, root, finite) -> bool:
         return True
     subject = next(iter(kids(root, "nsubj")), None)
     described = subject is not None and subject.tag_ == "NNS" and bool(kids(subject, "relcl"))  # "Workers who slept"
-    described = described and not _object_passive(root)  # "Men who robbed a bank handed jail terms": a passive
+    # "Men who robbed a bank handed jail terms": a passive (a verb whose passive takes an object)
+    described = described and verb_base(root) not in words("ditransitive_verbs") | words("object_passives")
     if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det")) or described:
         return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
     obj = next(iter(kids(root, "dobj")), None)
@@ -64,45 +56,37 @@ def adjective_fragment(doc, root, finite) -> bool:
 
 
 def headline_participle(doc, root) -> bool:
-    """A headline's bare participle the tagger read as one (VBN), with its subject and no auxiliary
-    ("Man killed in French terror raid"): read as the past form of ``adjective_fragment`` is read."""
+    """A headline's bare participle tagged VBN, with its subject and no auxiliary ("Man killed in French raid")."""
     if not headline(doc) or root.tag_ != "VBN" or root.dep_ != "ROOT" or root.i == 0:
         return False  # a reported participle ("UN confirms sarin used") stays refused
     if kids(root, "aux", "auxpass") or doc[root.i - 1].tag_.startswith("RB") or root.lower_ in words("move_adverbs"):
         return False  # "critically wounded": the not would land after the adverb; "Asian markets mixed": a state
-    subjects = [c for c in kids(root, "nsubj", "nsubjpass") if c.i < root.i]
-    counted = any(t.like_num or t.dep_ == "nummod" for s in subjects for t in s.subtree)
-    return bool(subjects) and not counted  # "Three Afghans not killed" reads as three others who lived
+    subjects = [c for c in kids(root, "nsubj", "nsubjpass") if c.i < root.i]  # "Three Afghans not killed": others lived
+    return bool(subjects) and not any(t.like_num or t.dep_ == "nummod" for s in subjects for t in s.subtree)
 
 
 def reduced_passive(doc, root) -> bool:
     """A headline's bare participle with no object or coordinated verb ("Former president arrested")."""
     if not headline(doc) or root.i == 0 or not root.text.islower() or verb_base(root) in words("no_passive_verbs"):
         return False
-    after = doc[root.i + 1 : root.i + 2].text.lower()
-    if root.lower_ not in verb_forms(root) or after in words("move_adverbs"):
-        return False  # "Shares closed lower": an active verb of movement
-    objects = kids(root, "dobj", "conj", "ccomp", "xcomp", "dative")
-    return not objects and not any(c.tag_ in ("VBD", "VBN") for c in root.children)
+    after = doc[root.i + 1 : root.i + 2].text.lower()  # "Shares closed lower": an active verb of movement
+    odd = any(c.dep_ in ("dobj", "conj", "ccomp", "xcomp", "dative") or c.tag_ in ("VBD", "VBN") for c in root.children)
+    return root.lower_ in verb_forms(root) and after not in words("move_adverbs") and not odd  # odd: an object, a verb
 
 
 def caption_state(doc, root, finite) -> bool:
-    """A short caption's participle of a state ("Diver submerged in water."): "did not" makes it an act (a
-    headline, with no full stop: its reduced passive is read on its own, "president arrested")."""
+    """A short caption's participle of a state ("Diver submerged in water."): "did not" makes it an act."""
     if finite.i != root.i or root.tag_ != "VBD" or len(doc) > 12 or any(t.text == "," for t in doc):
         return False
     subject = next(iter(kids(root, "nsubj")), None)
     if not doc.text.rstrip().endswith(".") or subject is None or subject.tag_ not in ("NN", "NNS"):
         return False
-    if kids(subject, "det", "poss") or subject.tag_ == "NNS" and not kids(root, "prt"):
-        return False  # "Thousands of people marched through the city": an act; "bottles lined up": a state
-    return root.lower_ in verb_forms(root) and not kids(root, "dobj", "ccomp", "xcomp", "dative")
+    act = kids(subject, "det", "poss") or subject.tag_ == "NNS" and not kids(root, "prt")  # "bottles lined up": a state
+    return not act and root.lower_ in verb_forms(root) and not kids(root, "dobj", "ccomp", "xcomp", "dative")
 
 
 def present_read_as_base(doc, root) -> bool:
-    """A present the tagger read as a base form ("Gunmen kill nine foreigners", kill tagged VB): a base form
-    heads no clause of its own, so the claim's verb with no auxiliary, to or modal, after a plural subject
-    of its own (a plural noun, nouns joined by and, or I, we, you, they), is the present (do not kill)."""
+    """A present tagged as a base form after a plural subject ("Gunmen kill nine foreigners"): do not kill."""
     if root.tag_ != "VB" or root.lemma_ == "be" or kids(root, "aux", "auxpass", "neg"):
         return False
     subject = next((c for c in kids(root, "nsubj") if c.i < root.i), None)
@@ -113,7 +97,14 @@ def present_read_as_base(doc, root) -> bool:
 
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
-    root = framed_claim(claim_clause(doc))
+    root = claim_clause(doc)
+    if root.i in roots(doc, "negation.speaker_frame"):  # its pattern, be afraid: "I'm afraid we are out of stock"
+        tied = [g for c in kids(root, "acomp") for g in c.children]
+        clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
+        if clauses or any(c.lower_ == "so" for c in root.children):  # not "I'm afraid of dogs": the adjective's
+            if len(clauses) != 1 or not has_subject(clauses[0]):  # "I'm afraid so": the claim is elsewhere
+                raise Refuse("negation.speaker_frame")
+            root = clauses[0]  # the claim
     negs, rid = kids(root, "neg"), "negation.other_negative_words"
     aside = {t for m in matches(doc, rid) for t in m} | {m[-1] for m in dep_matches(doc, rid) if m[0].head == root}
     others = [t for t in doc if t.lower_ in words("negative_words") | words("near_negative_words") or t.dep_ == "neg"]
@@ -126,20 +117,35 @@ def negation(doc, ctx=None) -> Made:
     finite, has_aux = (plan, True) if plan is not None else (root, False) if bare or present else finite_verb(root)
     tag = "VBP" if present else root.tag_
     _clear_scope(doc, root)
-    why = _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root)
-    if why is not None:
+    if why := _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root):
         raise Refuse(why)
     if plan is not None:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
     fragment = bare or adjective_fragment(doc, root, finite)
     if not negs and fragment and not _past_clause(doc, root):
-        if reduced_passive(doc, root) and _bare_count(doc, root):
+        nums = [t for t in kids(root, "nsubj", "nsubjpass") if t.like_num and {c.dep_ for c in t.children} <= {"punct"}]
+        if reduced_passive(doc, root) and (nums or root.i > 0 and doc[root.i - 1].like_num):  # "Two reported dead"
             raise Refuse("negation.bare_count_participle")
-        if reduced_passive(doc, root) or _plan_participle(doc, root):  # "Former president arrested"
+        plans = [m for m in matches(doc, "negation.past_tense_headline") if m.start == root.i and m[-1].head == root]
+        if reduced_passive(doc, root) or headline(doc) and plans and has_subject(root):  # "Mayor set to open ..."
             return Made(rebuild(doc, {root.i: f"not {root.text}"}), "negation:insert_not")
         raise Refuse("negation.past_tense_headline")
-    if negs:
-        return _unnegate(doc, root, finite, negs[0])
+    if negs:  # the not removed
+        neg = negs[0]
+        if neg.lower_ not in ("not", "n't"):
+            raise Refuse("negation.other_negator")
+        if neg.i != finite.i + 1:
+            raise Refuse("negation.not_after_finite_verb")
+        if scare_quoted(doc[neg.i :].text):
+            raise Refuse("negation.scare_quotes_after_not")
+        if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in table("do_forms") and root.tag_ == "VB":
+            edits = {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}
+            return Made(rebuild(doc, edits), "negation:remove_do")
+        if neg.lower_ == "n't" and finite.lower_ == "ai":
+            raise Refuse("negation.aint")
+        hosts = table("contracted_hosts") if neg.lower_ == "n't" else {}  # won't -> will
+        edits = {neg.i: "", **({finite.i: hosts[finite.lower_]} if finite.lower_ in hosts else {})}
+        return Made(rebuild(doc, edits), "negation:remove_not")
     if has_aux or root.lemma_ == "be":
         after = doc[finite.i + 1 : finite.i + 3]
         if finite.i + 1 in starts(doc, "negation.not_before_hedge_adverb"):  # its pattern
@@ -147,7 +153,7 @@ def negation(doc, ctx=None) -> Made:
         if after and after[0].lower_ in words("not_before") and after.text.lower() != "so far":
             raise Refuse("negation.not_before_adverb")
         return Made(rebuild(doc, {finite.i: _with_not(finite), **some_to_any(root)}), "negation:insert_not")
-    if tag not in DO_FORMS:
+    if tag not in table("do_forms"):
         raise Refuse("anchor.no_finite_verb")
     if root.i in starts(doc, "negation.have_before_preposition"):  # its pattern
         raise Refuse("negation.have_before_preposition")
@@ -156,92 +162,54 @@ def negation(doc, ctx=None) -> Made:
     if caption_state(doc, root, root):
         raise Refuse("negation.caption_past_state")
     kept = words("hedge_adverbs") | words("adverbs_before_do")  # "reportedly did not", "then did not" read
-    if adverb_before(doc, root) and doc[root.i - 1].lower_ not in kept:
+    if root.i - 1 in starts(doc, "negation.adverb_before_verb") and doc[root.i - 1].lower_ not in kept:
         raise Refuse("negation.adverb_before_verb")
-    do, shared = DO_FORMS[tag], _do_coordinated(doc, root)
-    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root), **{v.i: _base(v) for v in shared}}
+    do, shared = table("do_forms")[tag], _do_coordinated(doc, root)
+    edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root)}
+    edits |= {v.i: verb_base(v) if v.pos_ in ("VERB", "AUX") else getLemma(v.lower_, upos="VERB")[0] for v in shared}
     edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
     return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")
 
 
-def _plan_participle(doc, root) -> bool:
-    """A headline's plan with a past form and to ("Netanyahu set to call early vote"): not goes before it."""
-    plans = [m for m in matches(doc, "negation.past_tense_headline") if m.start == root.i and m[-1].head == root]
-    return headline(doc) and bool(plans) and has_subject(root)  # its pattern: set, to and the plan
-
-
 def _clear_scope(doc, root) -> None:
-    """``clear_scope``, but a headline's verb that may be a noun stands after its subject where it can be no
-    noun ("Obama relaxes deportation rules") or is an -s form with an object ("Australia cuts rates")."""
+    """``clear_scope``, but a headline's verb that may be a noun is read after its subject ("Australia cuts rates")."""
     try:
         clear_scope(doc, root)
     except Refuse as why:
         lemmas = getAllLemmas(root.lower_)
         plural_s = root.tag_ == "VBZ" and root.lower_.endswith("s") and bool(kids(root, "dobj"))
-        if why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas or "NOUN" in lemmas and not plural_s:
-            raise
+        noun = why.id != "anchor.headline_verb_may_be_noun" or "VERB" not in lemmas or "NOUN" in lemmas and not plural_s
         subordinators = [t for t in doc if t.lower_ in words("subordinators")]
-        if any(t.i > root.i and t.dep_ != "mark" for t in subordinators):
-            raise  # "cuts costs as rupee collapse bites": a clause the doubtful parse missed
-        if root.tag_ not in DO_FORMS or not any(c.i < root.i for c in kids(root, "nsubj")):
+        missed = any(t.i > root.i and t.dep_ != "mark" for t in subordinators)  # "cuts costs as rupee collapse bites"
+        if noun or missed or root.tag_ not in table("do_forms") or not any(c.i < root.i for c in kids(root, "nsubj")):
             raise
         if any(t.i < root.i for t in subordinators):
             raise Refuse("anchor.subordinator_before_verb") from None
 
 
 def _do_coordinated(doc, root) -> list:
-    """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb);
-    its pattern: an -s verb the parser tagged a plural noun and joined to the object ("opens a drawer and climbs")."""
+    """Verbs after "and" of the claim verb's subject and form, which one do-support covers (not open X or climb)."""
     verbs = [c for c in kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
     marks = ("det", "amod", "nummod", "poss", "compound")  # a noun's, not a verb's
     joined = [m[2] for m in rooted(doc, "negation.do_support_coordinated", root)]
-    verbs += [v for v in joined if _s_verb(v) and not kids(v, *marks)]
+    verbs += [v for v in joined if verb_bases(v.lower_, "VBZ") and not kids(v, *marks)]  # its pattern: tagged NNS
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
     if any(doc[v.i - 1].lower_ != "and" or v.tag_ != root.tag_ and v.pos_ != "NOUN" or kids(v, *own) for v in verbs):
         return []
     return verbs
 
 
-def _s_verb(token) -> bool:
-    """A plural noun that is a verb's -s form ("climbs", "derails")."""
-    return token.tag_ == "NNS" and bool(verb_bases(token.lower_, "VBZ"))
-
-
-def _base(verb) -> str:
-    """``verb_base``, or the verb lemma of an -s verb the parser tagged a plural noun."""
-    return verb_base(verb) if verb.pos_ in ("VERB", "AUX") else getLemma(verb.lower_, upos="VERB")[0]
-
-
-def framed_claim(root):
-    """The clause after be and a frame adjective ("I'm afraid we are out of stock") is the claim."""
-    if root.i not in roots(root.doc, "negation.speaker_frame"):  # its pattern: be afraid
-        return root
-    tied = [g for c in kids(root, "acomp") for g in c.children]
-    clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
-    if not clauses and not any(c.lower_ == "so" for c in root.children):
-        return root  # "I'm afraid of dogs", "sure to win": the not goes to the adjective
-    if len(clauses) != 1 or not has_subject(clauses[0]):  # "I'm afraid so": the claim is elsewhere
-        raise Refuse("negation.speaker_frame")
-    return clauses[0]
-
-
 def _past_clause(doc, root) -> bool:
-    """A clause's past verb, not a participle: with a named subject ("Cisco pared spending."), or a headline's
-    with an object and an agent ("Kenyan forces caused mall collapse"; not "Mugabe declared winner")."""
+    """A clause's past verb, not a participle: with a named subject, or a headline's with an object and an agent."""
     if root.lower_ in verb_forms(root, "VBD") - verb_forms(root):
         return True  # "Planes flew into the zone", "Suspect was in therapy": a past that is no participle
     named = [c for c in kids(root, "nsubj") if c.ent_type_ in ("ORG", "PERSON", "GPE", "NORP")]
     if doc[-1].text == ".":
         return bool(named)
-    reported = root.dep_ == "ccomp"  # "US believes Syrian government used chemical weapons": a reported act
-    agents = named + [c for c in kids(root, "nsubj") if reported or c.tag_ in ("NNS", "PRP")]
+    agents = named + [c for c in kids(root, "nsubj") if root.dep_ == "ccomp" or c.tag_ in ("NNS", "PRP")]  # or reported
     names = any(g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children)
-    return bool(agents) and not names and bool(kids(root, "dobj")) and not _object_passive(root)
-
-
-def _object_passive(verb) -> bool:
-    """A verb whose passive takes an object ("was handed a sentence"; lexicons ditransitive_verbs, object_passives)."""
-    return verb_base(verb) in words("ditransitive_verbs") | words("object_passives")
+    passive = words("ditransitive_verbs") | words("object_passives")  # a verb whose passive takes an object
+    return bool(agents) and not names and bool(kids(root, "dobj")) and verb_base(root) not in passive
 
 
 def verb_forms(verb, tag: str = "VBN") -> set[str]:
@@ -254,49 +222,26 @@ def _with_not(finite) -> str:
     return f"{finite.text}not" if finite.lower_ == "can" else f"{finite.text} not"
 
 
-def _number_alone(token) -> bool:
-    """A number with no noun of its own ("Three die", "Two reported dead"): a not reads as a count of others."""
-    return token.like_num and not any(c.dep_ != "punct" for c in token.children)
-
-
-def _bare_count(doc, root) -> bool:
-    """ "Two reported dead", "two found dead": the participle's subject is a number alone."""
-    return any(_number_alone(t) for t in kids(root, "nsubj", "nsubjpass")) or root.i > 0 and doc[root.i - 1].like_num
-
-
-SCOPE_DEPS = ("dobj", "dative", "prep", "pobj", "conj")  # a verb's objects and phrases, and theirs
-
-
 def some_to_any(verb) -> dict:
     """The some after the verb as any ("is not preparing any food"): "not preparing some food" denies nothing."""
-    reach, found = [c for c in kids(verb, *SCOPE_DEPS[:3]) if c.i > verb.i], []  # no verb conj
+    reach, found = [c for c in kids(verb, "dobj", "dative", "prep") if c.i > verb.i], []  # no verb conj
     while reach:
         t = reach.pop()
         found += [d for d in (t, *t.children) if d.lower_ == "some" and (d.dep_ == "det" or d is t)]
-        reach += kids(t, *SCOPE_DEPS)
+        reach += kids(t, "dobj", "dative", "prep", "pobj", "conj")
     return {d.i: match_case("any", d.text) for d in found}
 
 
-def adverb_before(doc, verb) -> bool:
-    """An adverb right before a verb with no auxiliary ("rapidly fires", "officially designates")."""
-    return verb.i > 0 and doc[verb.i - 1].dep_ == "advmod" and doc[verb.i - 1].tag_ == "RB"
-
-
 def _negation_scope(doc, root, finite, negs) -> str | None:
-    """Why a not added to (or removed from) the clause would not deny (or restore) its claim; an id whose record
-    has a pattern (``registry/negation.yaml``) is refused where its pattern matches as the comment says."""
+    """Why a not added to (or removed from) the clause would not deny (or restore) its claim."""
     if root.i in roots(doc, "negation.subordinate_clause"):  # its pattern: on the verb
         return "negation.subordinate_clause"  # "reboots after the update is installed": "installed" parsed as the root
     if _comma_clauses(doc):
         return "negation.headline_comma_clauses"  # "Storm hits coast, thousands lose power": one of two negated
     if any(c.i > finite.i for c in kids(root, "nsubj")):
         return "negation.subject_after_verb"  # "Then comes the hard part" -> "Then does not come ..."
-    for rid in (
-        "negation.list_after_colon",
-        "negation.idiom_after_not",
-        "negation.additive_too",
-        "negation.comment_clause",
-    ):
+    ids = ("negation.list_after_colon", "negation.idiom_after_not", "negation.additive_too", "negation.comment_clause")
+    for rid in ids:
         if not negs and any(m.start >= root.i for m in matches(doc, rid)):
             return rid
     for rid, start in (("negation.until_clause", root.i + 1), ("negation.condition_clause", 0)):
@@ -320,7 +265,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
         definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subj.subtree)
         if not definite and any(b <= set(subj.subtree) - clauses for b in bounds):  # not "who slept less than 6 hours"
             return "negation.approximate_count_subject"
-        if _number_alone(subj):  # "Three die": a not would read as a count of others
+        if subj.like_num and {c.dep_ for c in subj.children} <= {"punct"}:  # "Three die": a count of others denied?
             return "negation.number_alone_subject"
         if kids(subj, "nummod") and not definite and root.lemma_ == "be" and not kids(root, "xcomp"):
             return "negation.counted_subject_of_be"
@@ -346,8 +291,7 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     bare = [m[0] for m in dep_matches(doc, "negation.there_is_bare_noun") if not kids(m[-1], "det", "nummod", "poss")]
     if not negs and root in bare:  # its pattern: there, be and a noun, here with no determiner or count
         return "negation.there_is_bare_noun"
-    could = root.i in roots(doc, "negation.modal_of_possibility")  # its pattern: "We could"
-    weak = words("weak_modals") | ({"could"} if could else set())
+    weak = words("weak_modals") | ({"could"} if root.i in roots(doc, "negation.modal_of_possibility") else set())
     if finite.lower_ in weak or any(c.lower_ in weak for c in kids(root, "aux")):
         return "negation.modal_of_possibility"
     if not negs and root.lemma_ == "be" and any(c.ent_type_ in AMOUNT_TYPES for c in kids(root, "attr")):
@@ -365,7 +309,8 @@ def _comma_clauses(doc) -> bool:
     for comma in (t for t in doc if t.text == ","):
         after = [t for t in verbs if t.i > comma.i and t.lemma_.lower() not in saying("claim")]
         subjects = [c for t in after for c in kids(t, "nsubj", "nsubjpass")]
-        fused = any(c.i > comma.i for c in subjects) and any(c.i < comma.i and _verb_like(c) for c in subjects)
+        verb_like = [c for c in subjects if c.i < comma.i and c.tag_ == "NNS" and kids(c, "prep", "dobj")]
+        fused = any(c.i > comma.i for c in subjects) and any(verb_bases(c.lower_, "VBZ") for c in verb_like)
         if after and (any(t.i < comma.i for t in verbs) or fused):  # "Train derails(NNS) near Paris, dozens hurt"
             return True
     return False
@@ -373,57 +318,6 @@ def _comma_clauses(doc) -> bool:
 
 def _in_scope(token, root) -> bool:
     """A word of the clause's own verb phrase, not of a clause within it ("molecules that can only be made")."""
-    while token != root:
-        if token.dep_ in ("relcl", "acl", "advcl", "ccomp", "pcomp", "csubj", "parataxis", "appos", "ROOT"):
-            return False
-        token = token.head
-    return True
-
-
-def _verb_like(token) -> bool:
-    """A plural noun that is a verb's -s form with a phrase of its own ("derails near Paris")."""
-    return _s_verb(token) and bool(kids(token, "prep", "dobj"))
-
-
-def saying_alone(root, also=()) -> bool:
-    """A verb of saying with no claim ("He said at every level"; ``also``: more dependents of a claim); an
-    object with a participle of its own is none ("say suspect arrested"). A hedge or a not doubts the saying."""
-    claims = kids(root, "dobj", "ccomp", *also)
-    bare = all(c.dep_ == "dobj" and any(g.dep_ == "acl" and g.tag_ == "VBN" for g in c.children) for c in claims)
-    return root.lemma_.lower() in saying("alone") and bare
-
-
-def caption_present(doc, root, finite, base) -> bool:
-    """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
-    if finite.i != root.i or no_progressive(base) or kids(root, "acomp", "attr", "oprd"):
-        return False
-    habit = words("frequency_adverbs") | words("habit_words")
-    if any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18:
-        return False  # a habit, or a longer sentence of prose rather than a caption
-    if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
-        raise Refuse("hedging.coordinated_verbs")
-    subjects = kids(root, "nsubj")
-    if len(subjects) != 1 or subjects[0].lower_ in ("someone", "somebody"):
-        return len(subjects) == 1
-    # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
-    return subjects[0].pos_ == "NOUN" and any(
-        c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subjects[0].children
-    )
-
-
-def _unnegate(doc, root, finite, neg) -> Made:
-    if neg.lower_ not in ("not", "n't"):
-        raise Refuse("negation.other_negator")
-    if neg.i != finite.i + 1:
-        raise Refuse("negation.not_after_finite_verb")
-    if scare_quoted(doc[neg.i :].text):
-        raise Refuse("negation.scare_quotes_after_not")
-    if finite.lemma_ == "do" and finite.dep_ == "aux" and finite.tag_ in DO_FORMS and root.tag_ == "VB":
-        edits = {finite.i: "", neg.i: "", root.i: inflect(verb_base(root), finite.tag_)}
-        return Made(rebuild(doc, edits), "negation:remove_do")
-    if neg.lower_ == "n't" and finite.lower_ == "ai":
-        raise Refuse("negation.aint")
-    edits = {neg.i: ""}
-    if neg.lower_ == "n't" and finite.lower_ in table("contracted_hosts"):  # won't -> will
-        edits[finite.i] = table("contracted_hosts")[finite.lower_]
-    return Made(rebuild(doc, edits), "negation:remove_not")
+    chain = [token, *token.ancestors]  # up to the sentence's root
+    clauses = ("relcl", "acl", "advcl", "ccomp", "pcomp", "csubj", "parataxis", "appos")
+    return root in chain and not any(t.dep_ in clauses for t in chain[: chain.index(root)])

@@ -1,6 +1,4 @@
-"""Near-miss fallbacks (colour, day or month, person's sex), tried only when the main rule refused: deterministic
-(no draw from the random stream), so no pair of the main rules changes (docs/generated_suites.md, "The rules").
-The words a fallback leaves are its record's patterns (registry/near_miss.yaml)."""
+"""Near-miss fallbacks (colour, day or month, person's sex): deterministic, so no pair of the main rules changes."""
 
 from __future__ import annotations
 
@@ -11,15 +9,15 @@ from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import matches, roots
 
 
-def _colour(doc) -> Made | None:
-    colours = table("colour_swaps")
-    found = [t for t in doc if t.lower_ in colours or t.lower_ in words("other_colours")]
-    if len(found) != 1 or found[0].lower_ not in colours or colours[found[0].lower_] in doc.text.lower():
-        return None  # no one colour, or the new colour there already
-    if matches(doc, "near_miss.colour") or found[0].i in roots(doc, "near_miss.colour"):
-        return None  # a name (White House), no adjective on its noun, glued, coordinated or modified (dark red)
+def _swap(doc, rid: str, swaps: dict, others: str, fresh: bool = False) -> Made | None:
+    """The one word of ``swaps`` or list ``others`` swapped where id ``rid``'s patterns leave it (not White House)."""
+    found = [t for t in doc if t.lower_ in swaps or t.lower_ in words(others)]
+    if len(found) != 1 or found[0].lower_ not in swaps or fresh and swaps[found[0].lower_] in doc.text.lower():
+        return None
+    if matches(doc, rid) or found[0].i in roots(doc, rid):
+        return None
     token = found[0]
-    return Made(rebuild(doc, {token.i: match_case(colours[token.lower_], token.text)}), "near_miss:colour")
+    return Made(rebuild(doc, {token.i: match_case(swaps[token.lower_], token.text)}), rid.replace(".", ":"))
 
 
 def _day_or_month(doc) -> Made | None:
@@ -29,30 +27,18 @@ def _day_or_month(doc) -> Made | None:
     if len(named) != 1 or named[0].text not in following or any(t.lower_ in words("relative_days") for t in doc):
         return None
     token = named[0]
-    ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
-    dated = ent is not None and ent.label_ == "DATE"
-    if not dated or any(t.like_num and not re.fullmatch(r"(1[89]|20)\d\d", t.text) for t in ent):
-        return None  # a day number (March 31 -> April 31) or a date the day must agree with
-    beside = [t for t in doc[max(1, token.i - 1) : token.i + 2] if t.i != token.i]  # the first word: a capital anyway
-    if token.i == 0 or any(t.is_title for t in beside):
+    ent = next((e for e in doc.ents if e.start <= token.i < e.end and e.label_ == "DATE"), None)  # ents never overlap
+    if ent is None or token.i == 0 or any(t.like_num and not re.fullmatch(r"(1[89]|20)\d\d", t.text) for t in ent):
+        return None  # a day number (March 31 -> April 31), a date the day must agree with, or the first word
+    if any(t.is_title for t in doc[max(1, token.i - 1) : token.i + 2] if t.i != token.i):  # not the first word
         return None  # part of a longer name (Black Friday, Good Friday, Bloody Sunday)
     return Made(rebuild(doc, {token.i: following[token.text]}), "near_miss:day_or_month")
 
 
-def _sex(doc) -> Made | None:
-    sexes = table("person_sex")
-    found = [t for t in doc if t.lower_ in sexes or t.lower_ in words("sexed_words")]
-    if len(found) != 1 or found[0].lower_ not in sexes or matches(doc, "near_miss.person_sex"):
-        return None  # beside a name (Janet Yellen ... first woman; a man ... with Obama), or shirtless
-    if found[0].i in roots(doc, "near_miss.person_sex"):
-        return None  # a name, a compound or a fixed phrase (snow man, best man, man of the match) or glued (man-made)
-    token = found[0]
-    return Made(rebuild(doc, {token.i: match_case(sexes[token.lower_], token.text)}), "near_miss:person_sex")
-
-
 def near_miss_attribute(doc, ctx=None) -> Made:
     """A colour, else a weekday or month, else the sex of the one person word changed within its class."""
-    made = _colour(doc) or _day_or_month(doc) or _sex(doc)
+    made = _swap(doc, "near_miss.colour", table("colour_swaps"), "other_colours", fresh=True) or _day_or_month(doc)
+    made = made or _swap(doc, "near_miss.person_sex", table("person_sex"), "sexed_words")
     if made is None:
         raise Refuse("near_miss.no_attribute")
     return made

@@ -1,5 +1,4 @@
-"""The hedging rule: may, might or may have added to the claim's verb, or a hedge word removed; refusals in
-``registry/hedging.yaml`` (and ``presuppositions.framed``'s, shared with negation)."""
+"""The hedging rule: may, might or may have added to the claim's verb, or a hedge word removed."""
 
 from __future__ import annotations
 
@@ -20,31 +19,30 @@ from pairbench.generated_suites.edits import (
 )
 from pairbench.generated_suites.lexicon import saying, table, words
 from pairbench.generated_suites.patterns import dep_matches, matches, roots, starts
-from pairbench.generated_suites.presuppositions import framed
-from pairbench.generated_suites.rules_clause import (
-    adjective_fragment,
-    adverb_before,
-    caption_present,
-    caption_state,
-    no_progressive,
-    reduced_passive,
-    saying_alone,
-    verb_base,
-)
+from pairbench.generated_suites.presuppositions import framed, saying_alone
+from pairbench.generated_suites.rules_clause import adjective_fragment, caption_state, reduced_passive, verb_base
 
 
 @reads_title_case
 def hedging(doc, ctx=None) -> Made:
-    """The claim's clause hedged (never the verb of saying), or its hedge removed. Title-Case headlines are read:
-    the hedge rests on the finite verb alone (the 17 of STS-B all valid in the blind reading of 2026-11-24)."""
+    """The claim's clause hedged (never the verb of saying), or its hedge removed; Title Case read (the finite verb)."""
     root = claim_clause(doc)
     if root.i in roots(doc, "hedging.subordinate_clause"):  # its pattern, negation's: "after X is installed"
         raise Refuse("hedging.subordinate_clause")
     clear_scope(doc, root)
     if (why := framed(doc, root)) is not None:
         raise Refuse(why)
-    if present := [m[0] for m in matches(doc, "hedging.remove_adverb")]:  # its pattern: a hedge word
-        return _unhedge(doc, root, present)
+    if present := [m[0] for m in matches(doc, "hedging.remove_adverb")]:  # its pattern: a hedge word, removed
+        if len(present) > 1:
+            raise Refuse("hedging.several_hedges")
+        word = present[0]
+        if word.lower_ not in words("hedge_adverbs") or word.dep_ != "advmod" or word.head.i != root.i:
+            raise Refuse("hedging.modal_hedge")
+        if word.i - 1 in starts(doc, "hedging.quoted_hedge"):  # its pattern: the quotes
+            raise Refuse("hedging.quoted_hedge")
+        commas = [t.i for t in doc[max(word.i - 1, 0) : word.i + 2] if t.text == ","]  # "Reportedly, X"
+        edits = {word.i: ""} | (dict.fromkeys(commas, "") if word.i == 0 or len(commas) == 2 else {})
+        return Made(rebuild(doc, edits), "hedging:remove_adverb")
     if matches(doc, "hedging.certainty_adverb"):
         raise Refuse("hedging.certainty_adverb")
     negs = kids(root, "neg")
@@ -54,10 +52,16 @@ def hedging(doc, ctx=None) -> Made:
     if plan is not None and not vowed and not negated:
         return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
     finite, _ = finite_verb(root)
-    if (why := _speaker_own(root, finite)) is not None:
-        raise Refuse(why)
-    if _sayer_own(doc, root, finite):
-        raise Refuse("hedging.sayer_own")
+    speaker = next(iter(kids(root, "nsubj", "nsubjpass")), None)  # "We condemn it": the speaker's own act
+    if speaker is not None and speaker.lower_ in ("i", "we"):
+        acted = finite.tag_ == "VBD" and speaker.dep_ == "nsubj" and root.lemma_ not in words("stative_verbs")
+        if finite.tag_ in ("VBP", "VBZ") or acted:
+            raise Refuse("hedging.speaker_now" if finite.tag_ in ("VBP", "VBZ") else "hedging.speaker_past")
+    numbers = table("subject_pronoun_numbers")  # "ONA stated that it did not receive ...": the sayer unsure of itself
+    for _, claim, sayer, subject in dep_matches(doc, "hedging.sayer_own"):  # a pronoun that agrees with the sayer
+        plural = sayer.tag_ in ("NNS", "NNPS") or numbers.get(sayer.lower_) == "plural" or bool(kids(sayer, "conj"))
+        if claim == root and finite.tag_ != "MD" and numbers[subject.lower_] == ("plural" if plural else "singular"):
+            raise Refuse("hedging.sayer_own")
     if negated:
         return _hedge_negated(doc, root, finite, negs)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
@@ -74,18 +78,18 @@ def hedging(doc, ctx=None) -> Made:
     caption = present_headline and doc[0].lower_ in ("a", "an")  # a caption without its full stop: "a man walks"
     if present_headline and (base in words("stative_verbs") or caption and no_progressive(base)):
         raise Refuse("hedging.stative_headline")
-    if caption:  # what is seen, as it happens
-        return _hedge_progressive(doc, finite, base)
+    # a caption's event hedged as it is seen ("may move" read as a forecast in the blind reading of 2026-11-24)
+    seen = not present_headline and finite.tag_ in ("VBZ", "VBP") and caption_present(doc, root, finite, base)
+    if caption or seen:  # "A man slices" -> "A man may be slicing"
+        return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
     if present_headline:
         if base in saying("claim") | words("headline_disclosures") and not matches(doc, "hedging.reporting_headline"):
             raise Refuse("hedging.reporting_headline")  # "Police confirm ..."; not an act: "confirms Yellen as"
-        if root.dep_ == "ccomp" and root.head.i > root.i and _bare_plural_subject(root):
+        subject = next(iter(kids(root, "nsubj")), None)  # "Red grapes": what is said of a bare plural is general
+        bare = subject is not None and subject.tag_ == "NNS" and not kids(subject, "det", "poss")
+        if root.dep_ == "ccomp" and root.head.i > root.i and bare:
             raise Refuse("hedging.finding_reported_after")
         new = f"may have {inflect(base, 'VBN')}"  # "X dies" reports a past event: "X may have died"
-    elif finite.tag_ in ("VBZ", "VBP") and caption_present(doc, root, finite, base):
-        # "A train moves down the tracks" tells of what happens as it is seen: "may move" read as a
-        # forecast in the blind reading of 2026-11-24; "may be moving" hedges what is seen
-        return _hedge_progressive(doc, finite, base)
     elif finite.tag_ in ("VBZ", "VBP"):  # "may" on an act reads as leave ("The children may sit"): "might"
         new = f"{'may' if no_progressive(base) or base in words('stative_verbs') else 'might'} {base}"
     elif adjective_fragment(doc, root, finite):
@@ -99,9 +103,25 @@ def hedging(doc, ctx=None) -> Made:
     return Made(rebuild(doc, {finite.i: new}), f"hedging:add_{new.split()[0]}{'_coordinated' * bool(coordinated)}")
 
 
-def _hedge_progressive(doc, finite, base) -> Made:
-    """ "A man slices" -> "A man may be slicing": a caption's event, hedged as it is seen."""
-    return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
+def no_progressive(lemma: str) -> bool:
+    """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
+    states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
+    return lemma in words("no_progressive_verbs") or lemma in states
+
+
+def caption_present(doc, root, finite, base) -> bool:
+    """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
+    habit = words("frequency_adverbs") | words("habit_words")  # a habit, or a longer sentence of prose
+    prose = any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18
+    if finite.i != root.i or no_progressive(base) or kids(root, "acomp", "attr", "oprd") or prose:
+        return False
+    if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
+        raise Refuse("hedging.coordinated_verbs")
+    subjects = kids(root, "nsubj")
+    if len(subjects) != 1 or subjects[0].lower_ in ("someone", "somebody"):
+        return len(subjects) == 1
+    subject = subjects[0]  # "A man", "Two dogs": a caption's subject; "The clinic treats ..." tells of a habit
+    return subject.pos_ == "NOUN" and any(c.lower_ in ("a", "an") or c.dep_ == "nummod" for c in subject.children)
 
 
 def _shared_hedge(doc, root, finite, coordinated) -> bool:
@@ -119,17 +139,10 @@ def _shared_hedge(doc, root, finite, coordinated) -> bool:
     return True
 
 
-def _bare_plural_subject(root) -> bool:
-    """A plural subject without a determiner ("Red grapes"): what is said of it is general."""
-    subject = _subject(root, ("nsubj",))
-    bare = subject is not None and not kids(subject, "det", "poss")
-    return bare and subject.tag_ == "NNS"
-
-
 _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id, test of doc d, root r, finite f)
     ("hedging.has_modal", lambda d, r, f: f.tag_ == "MD" and f.lower_ != "will"),
     ("hedging.contracted", lambda d, r, f: f.text.startswith("'")),
-    ("hedging.adverb_before_verb", lambda d, r, f: f.i == r.i and adverb_before(d, r)),
+    ("hedging.adverb_before_verb", lambda d, r, f: f.i == r.i and r.i - 1 in starts(d, "hedging.adverb_before_verb")),
     ("hedging.emphatic_do", lambda d, r, f: f.lemma_ == "do" and f.i != r.i),
     ("hedging.past_perfect", lambda d, r, f: f.lemma_ == "have" and f.tag_ == "VBD" and f.i != r.i),
     ("hedging.be_to", lambda d, r, f: f.i in starts(d, "hedging.be_to")),
@@ -144,35 +157,8 @@ _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id,
 )
 
 
-def _subject(verb, deps=("nsubj", "nsubjpass")):
-    return next(iter(kids(verb, *deps)), None)
-
-
-def _speaker_own(root, finite) -> str | None:
-    """ "We condemn it", "I returned the jacket": the speaker's own act, now or past (not "I was wrong")."""
-    subject = _subject(root)
-    if subject is None or subject.lower_ not in ("i", "we"):
-        return None
-    acted = finite.tag_ == "VBD" and subject.dep_ == "nsubj" and root.lemma_ not in words("stative_verbs")
-    return "hedging.speaker_now" if finite.tag_ in ("VBP", "VBZ") else "hedging.speaker_past" if acted else None
-
-
-def _sayer_own(doc, root, finite) -> bool:
-    """ "ONA stated that it did not receive ...": a pronoun subject for the sayer, who would be unsure of itself (its
-    pattern: the sayer before its verb of the main clause, the claim's pronoun subject)."""
-    numbers = table("subject_pronoun_numbers")
-    for _, claim, sayer, subject in dep_matches(doc, "hedging.sayer_own"):
-        plural = sayer.tag_ in ("NNS", "NNPS") or numbers.get(sayer.lower_) == "plural"
-        plural = plural or bool(kids(sayer, "conj"))
-        # the pronoun agrees with the sayer ("Lawyers say it may remain focused": "it" is no lawyer)
-        if claim == root and finite.tag_ != "MD" and numbers[subject.lower_] == ("plural" if plural else "singular"):
-            return True
-    return False
-
-
 def _hedge_negated(doc, root, finite, negs) -> Made:
-    """ "is not" -> "might not be", "did not go" -> "might not have gone" ("may not" reads as a ban too): what follows
-    not by the auxiliary's tag and lemma (lexicon negated_hedges); do needs its verb, a past do right after not."""
+    """ "is not" -> "might not be", "did not go" -> "might not have gone" ("may not" reads as a ban too)."""
     others = [m for m in matches(doc, "hedging.negated_clause") if m[0] not in negs]
     if len(negs) != 1 or others or negs[0].lower_ != "not" or negs[0].i != finite.i + 1:
         raise Refuse("hedging.negated_clause")
@@ -185,19 +171,5 @@ def _hedge_negated(doc, root, finite, negs) -> Made:
     if after is None or finite.text.startswith("'") or bare_do:
         raise Refuse("hedging.negated_clause")
     edits = {finite.i: match_case("might", finite.text), neg.i: f"{neg.text} {after}".strip()}
-    if past_do:  # "did not go" -> "might not have gone"
-        edits[root.i] = inflect(verb_base(root), "VBN")
+    edits |= {root.i: inflect(verb_base(root), "VBN")} if past_do else {}  # "did not go" -> "might not have gone"
     return Made(rebuild(doc, edits), "hedging:add_may_negated")
-
-
-def _unhedge(doc, root, present) -> Made:
-    if len(present) > 1:
-        raise Refuse("hedging.several_hedges")
-    word = present[0]
-    if word.lower_ not in words("hedge_adverbs") or word.dep_ != "advmod" or word.head.i != root.i:
-        raise Refuse("hedging.modal_hedge")
-    if word.i - 1 in starts(doc, "hedging.quoted_hedge"):  # its pattern: the quotes
-        raise Refuse("hedging.quoted_hedge")
-    commas = [t.i for t in doc[max(word.i - 1, 0) : word.i + 2] if t.text == ","]  # "Reportedly, X", "X, reportedly,"
-    edits = {word.i: ""} | (dict.fromkeys(commas, "") if word.i == 0 or len(commas) == 2 else {})
-    return Made(rebuild(doc, edits), "hedging:remove_adverb")
