@@ -20,10 +20,6 @@ FOLDER = Path(__file__).resolve().parent / "registry"
 AREAS = ("anchor", "check", *GENERATED_CATEGORIES)  # one registry file (or more) per area
 SHARED_AREAS = ("anchor", "check")  # refusals of any category (or of one, for a check on a made pair)
 _SCHEMA = "generated_registry.schema.yaml"  # a record's keys and their types (workflow/schemas/)
-_NEEDS = {  # the examples each kind needs (strict)
-    "rule": "a rule names its `rule` column value and has `keep` examples only",
-    "refusal": "a refusal has no `rule` and at least one `refuse` example; add one",
-}
 
 
 class RegistryError(PairbenchError):
@@ -66,21 +62,16 @@ def _example(raw, default: str, where: str, key: str) -> Example:
     return Example(**{"category": default, **raw})
 
 
-def with_lexicon(value, where: str = ""):
+def with_lexicon(value, where: str = "", key: str = ""):
     """``value`` (a pattern) with each ``IN`` / ``NOT_IN`` of ``"@name"`` replaced by lexicon ``name``'s words, sorted."""
+    if key in ("IN", "NOT_IN") and isinstance(value, str) and value.startswith("@"):
+        try:
+            return sorted(words(value[1:]))
+        except LexiconError as err:
+            raise RegistryError(f"{where}: its pattern names lexicon {value!r}: {err}") from None
     if isinstance(value, list):
         return [with_lexicon(v, where) for v in value]
-    if not isinstance(value, dict):
-        return value
-    out = {}
-    for key, item in value.items():
-        if key in ("IN", "NOT_IN") and isinstance(item, str) and item.startswith("@"):
-            try:
-                item = sorted(words(item[1:]))
-            except LexiconError as err:
-                raise RegistryError(f"{where}: its pattern names lexicon {item!r}: {err}") from None
-        out[key] = with_lexicon(item, where)
-    return out
+    return {k: with_lexicon(v, where, k) for k, v in value.items()} if isinstance(value, dict) else value
 
 
 def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]:
@@ -118,8 +109,10 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
         raise RegistryError(f"{where}: `category` is {category!r}; records of {path.name} have {want}")
     default = category if category != "any" else "negation"
     keep, refuse = (tuple(_example(e, default, where, k) for e in raw.get(k) or ()) for k in ("keep", "refuse"))
-    if strict and not (keep if kind == "rule" else refuse):
-        raise RegistryError(f"{where}: {_NEEDS[kind]}")
+    if strict and kind == "rule" and not keep:
+        raise RegistryError(f"{where}: a rule names its `rule` column value and has `keep` examples only")
+    if strict and kind == "refusal" and not refuse:
+        raise RegistryError(f"{where}: a refusal has no `rule` and at least one `refuse` example; add one")
     patterns = _check_patterns(raw, where)
     return Record(rid, kind, category, raw["reason"], raw.get("rule"), keep, refuse, *patterns, str(path))
 
@@ -143,17 +136,15 @@ def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
                 raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
             out[record.id] = record
     # `pattern: {same_as: <id>}`: that record's own pattern, so two records of two categories keep one shape once
-    shared: dict[str, dict] = {}
+    resolved = dict(out)
     for rid, record in out.items():
         for key in ("pattern", "dep_pattern"):
             if isinstance(value := getattr(record, key), dict):
-                target = value["same_as"]
-                other = getattr(out.get(target) if isinstance(target, str) else None, key, None)
-                if not isinstance(other, list):
+                if not isinstance(other := getattr(out.get(str(target := value["same_as"])), key, None), list):
                     where = f"{Path(record.path).name}: {rid}: `{key}: {{same_as: ...}}`"
                     raise RegistryError(f"{where} names {target!r}, no record with a `{key}` of its own; name one")
-                shared.setdefault(rid, {})[key] = other
-    return {rid: replace(record, **shared.get(rid, {})) for rid, record in out.items()}
+                resolved[rid] = replace(resolved[rid], **{key: other})
+    return resolved
 
 
 @lru_cache(maxsize=1)
@@ -177,8 +168,7 @@ def _cell(text: str) -> str:
 
 
 def _first_example(record: Record) -> str:
-    examples = record.keep if record.kind == "rule" else record.refuse
-    if not examples:
+    if not (examples := record.keep if record.kind == "rule" else record.refuse):
         return ""
     e = examples[0]
     text = f"{e.anchor} → {e.pair}" if e.pair else f"{e.anchor} / {e.paraphrase}" if e.paraphrase else e.anchor
