@@ -1,6 +1,5 @@
-"""The registry's ``pattern`` / ``dep_pattern`` records matched by id: each id's Matcher or DependencyMatcher runs
-only when a rule asks for it, once per doc, and only on a doc where each token that one of its patterns needs has
-a token whose words and tags fit it (``_may_match``: a quick test, never a match)."""
+"""The registry's ``pattern`` / ``dep_pattern`` matched by id, once per doc, and only on a doc with a token fitting
+each token a pattern needs (``_may_match``: a quick test, never a match)."""
 
 from __future__ import annotations
 
