@@ -214,11 +214,10 @@ def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None
 
 
 def write_suite(generated: Generated, path: str | os.PathLike) -> Path:
-    lines = ["pair_id\tcategory\tsentence1\tsentence2\tanchor\trule"]
     for row in generated.rows:
         if any("\t" in f or "\n" in f for f in row):
             raise PairbenchError(f"pair {row[0]}: a sentence contains a tab or newline")
-        lines.append("\t".join(row))
+    lines = ["pair_id\tcategory\tsentence1\tsentence2\tanchor\trule", *map("\t".join, generated.rows)]
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 

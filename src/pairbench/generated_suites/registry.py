@@ -82,10 +82,9 @@ def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]
     out = []
     for key, matcher in (("pattern", Matcher), ("dep_pattern", DependencyMatcher)):
         out.append(pattern := with_lexicon(record.get(key), where))
-        if pattern is None or isinstance(pattern, dict) and set(pattern) == {"same_as"}:  # see load
-            continue
-        try:
-            matcher(Vocab(), validate=True).add(record["id"], pattern)
+        try:  # a `{same_as: <id>}` is that record's pattern (see load), checked there
+            if pattern is not None and not (isinstance(pattern, dict) and set(pattern) == {"same_as"}):
+                matcher(Vocab(), validate=True).add(record["id"], pattern)
         except (ValueError, TypeError, KeyError) as err:
             first = str(err).strip().splitlines()[0]
             raise RegistryError(f"{where}: spaCy refuses its pattern ({first}); fix the pattern") from None
@@ -201,11 +200,9 @@ DOC = Path(__file__).resolve().parents[3] / "docs" / "generated_rules.md"
 def main(argv=None) -> int:
     """Check the registry; with ``--markdown``, write docs/generated_rules.md from it."""
     recs = records()
-    if "--markdown" in (sys.argv[1:] if argv is None else argv):
+    if write := "--markdown" in (sys.argv[1:] if argv is None else argv):
         DOC.write_text(markdown(recs), encoding="utf-8")
-        print(f"wrote {DOC} ({len(recs)} records)")
-    else:
-        print(f"{len(recs)} records, valid")
+    print(f"wrote {DOC} ({len(recs)} records)" if write else f"{len(recs)} records, valid")
     return 0
 
 
