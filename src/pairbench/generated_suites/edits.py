@@ -36,9 +36,7 @@ def match_case(new: str, old: str) -> str:
     """``new`` capitalised like ``old`` (first letter only)."""
     if len(old) > 1 and old.isupper():
         return new.upper()
-    if old[:1].isupper() and not new[:1].isupper():
-        return new[:1].upper() + new[1:]
-    return new
+    return new[:1].upper() + new[1:] if old[:1].isupper() else new
 
 
 def rebuild(doc, replace: dict[int, str]) -> str:

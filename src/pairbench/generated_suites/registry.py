@@ -17,6 +17,7 @@ from pairbench.generated_suites.config import GENERATED_CATEGORIES
 from pairbench.generated_suites.lexicon import LexiconError, words
 
 FOLDER = Path(__file__).resolve().parent / "registry"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "generated_rules.md"
 AREAS = ("anchor", "check", *GENERATED_CATEGORIES)  # one registry file (or more) per area
 SHARED_AREAS = ("anchor", "check")  # refusals of any category (or of one, for a check on a made pair)
 _SCHEMA = "generated_registry.schema.yaml"  # a record's keys and their types (workflow/schemas/)
@@ -192,9 +193,6 @@ def markdown(recs: dict[str, Record] | None = None) -> str:
             name = f"`{r.id}` (`{r.rule}`)" if r.rule else f"`{r.id}`"
             lines.append(f"| {name} | {r.kind} | {_cell(r.reason)} | {_cell(_first_example(r))} |")
     return "\n".join(lines) + "\n"
-
-
-DOC = Path(__file__).resolve().parents[3] / "docs" / "generated_rules.md"
 
 
 def main(argv=None) -> int:
