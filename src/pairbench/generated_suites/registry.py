@@ -75,21 +75,20 @@ def with_lexicon(value, where: str = "", key: str = ""):
     return {k: with_lexicon(v, where, k) for k, v in value.items()} if isinstance(value, dict) else value
 
 
-def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]:
-    """The record's patterns, lexicon names expanded, as spaCy's Matcher accepts them (validate=True)."""
+def _check_patterns(record: dict, where: str):
+    """The record's pattern and dep_pattern, lexicon names expanded, as spaCy's Matcher accepts them (validate=True)."""
     from spacy.matcher import DependencyMatcher, Matcher
     from spacy.vocab import Vocab
 
-    out = []
     for key, matcher in (("pattern", Matcher), ("dep_pattern", DependencyMatcher)):
-        out.append(pattern := with_lexicon(record.get(key), where))
+        pattern = with_lexicon(record.get(key), where)
         try:  # a `{same_as: <id>}` is that record's pattern (see load), checked there
             if pattern is not None and not (isinstance(pattern, dict) and set(pattern) == {"same_as"}):
                 matcher(Vocab(), validate=True).add(record["id"], pattern)
         except (ValueError, TypeError, KeyError) as err:
             first = str(err).strip().splitlines()[0]
             raise RegistryError(f"{where}: spaCy refuses its pattern ({first}); fix the pattern") from None
-    return out[0], out[1]
+        yield pattern
 
 
 def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
@@ -103,8 +102,7 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
     rid, kind, category = raw["id"], raw["kind"], raw["category"]
     if rid.split(".")[0] != area:  # the schema's pattern: <area>.<snake_case>
         raise RegistryError(f"{where}: an id is `{area}.<snake_case>` in {path.name}; rename it")
-    allowed = ("any", *GENERATED_CATEGORIES) if area in SHARED_AREAS else (area,)
-    if category not in allowed:
+    if category not in (("any", *GENERATED_CATEGORIES) if area in SHARED_AREAS else (area,)):
         want = "`any` or a generated category" if area in SHARED_AREAS else repr(area)
         raise RegistryError(f"{where}: `category` is {category!r}; records of {path.name} have {want}")
     default = category if category != "any" else "negation"
@@ -113,8 +111,8 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
         raise RegistryError(f"{where}: a rule names its `rule` column value and has `keep` examples only")
     if strict and kind == "refusal" and not refuse:
         raise RegistryError(f"{where}: a refusal has no `rule` and at least one `refuse` example; add one")
-    patterns = _check_patterns(raw, where)
-    return Record(rid, kind, category, raw["reason"], raw.get("rule"), keep, refuse, *patterns, str(path))
+    pattern, dep_pattern = _check_patterns(raw, where)
+    return Record(rid, kind, category, raw["reason"], raw.get("rule"), keep, refuse, pattern, dep_pattern, str(path))
 
 
 def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
