@@ -9,6 +9,7 @@ from lemminflect import getAllLemmas, getInflection, getLemma
 
 from pairbench.generated_suites.lexicon import saying, table
 from pairbench.generated_suites.patterns import dep_matches, ends, matches, rooted, roots, starts
+from pairbench.generated_suites.registry import reason
 
 
 class Refuse(Exception):
@@ -20,8 +21,6 @@ class Refuse(Exception):
 
     @property
     def reason(self) -> str:
-        from pairbench.generated_suites.registry import reason
-
         return reason(self.id)
 
 
@@ -37,9 +36,7 @@ def match_case(new: str, old: str) -> str:
     """``new`` capitalised like ``old`` (first letter only)."""
     if len(old) > 1 and old.isupper():
         return new.upper()
-    if old[:1].isupper() and not new[:1].isupper():
-        return new[:1].upper() + new[1:]
-    return new
+    return new[:1].upper() + new[1:] if old[:1].isupper() else new
 
 
 def rebuild(doc, replace: dict[int, str]) -> str:
@@ -75,8 +72,8 @@ def title_case(doc) -> bool:
     plain = [t for t in words if t.i not in named]
     capitals = len(words) >= 3 and all(t.text[:1].isupper() for t in words)
     capitals = capitals or len(plain) >= 2 and sum(t.text[:1].isupper() for t in plain) >= 0.5 * len(plain)
-    doc.user_data["pairbench.title_case"] = not names and capitals
-    return not names and capitals
+    doc.user_data["pairbench.title_case"] = title = not names and capitals
+    return title
 
 
 def claim_clause(doc):
@@ -194,9 +191,8 @@ def _noun_verb_doubt(doc, root, verb) -> bool:
         return False
     if not can_be(root, "VERB"):
         return True  # "Sussanne part ways": the tagger's verb is no verb
-    before = doc[verb.i - 1] if verb.i > 0 else None
-    has_object = bool(kids(root, "dobj"))  # "rebels leave besieged Homs": a verb
-    if before is not None and before.tag_ in ("NN", "NNS", "NNP") and can_be(root, "NOUN") and not has_object:
+    before = doc[verb.i - 1]  # "rebels leave besieged Homs": with an object, a verb
+    if verb.i > 0 and before.tag_ in ("NN", "NNS", "NNP") and can_be(root, "NOUN") and not kids(root, "dobj"):
         mistagged = before.tag_ != "NNP" and not can_be(before, "NOUN")  # "Videotron extend reach"
         mistagged |= before.lower_.endswith("ing") and before.i == 0  # "Housing starts": one noun
         subject = before.i in ends(doc, "anchor.headline_verb_may_be_noun")  # "FAA lifts", "Rogers, X extend"
@@ -223,6 +219,5 @@ def finite_verb(root):
 
 
 def inflect(lemma: str, tag: str) -> str:
-    if tag == "VBN" and lemma in table("participles"):  # "may have borne", not lemminflect's "born"
-        return table("participles")[lemma]
-    return getInflection(lemma, tag=tag)[0]  # lemminflect inflects any lemma for VBN, VBG and VBZ/VBP/VBD
+    participle = tag == "VBN" and table("participles").get(lemma)  # "may have borne", not lemminflect's "born"
+    return participle or getInflection(lemma, tag=tag)[0]  # lemminflect inflects any lemma for VBN, VBG, VBZ/VBP/VBD

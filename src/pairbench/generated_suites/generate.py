@@ -105,11 +105,6 @@ def apply_rules(category: str, doc, ctx: Context, out: Generated):
     raise refusals[0]
 
 
-def control_refusal(a: str, p: str) -> str | None:
-    """Why the source pair (A, P) may not be an anchor's positive control, or None."""
-    return control_difference(a, p) or paraphrase_veto(a, p)
-
-
 def negative_refusal(other: str, own: tuple[str, ...], nlp) -> str | None:
     """Why ``other`` may not be the negative control of ``own`` (an anchor and its paraphrase)."""
     if other.lower() in {s.lower() for s in own}:
@@ -121,8 +116,8 @@ def _without_control(anchors, docs, nlp, controls, out: Generated) -> set[int]:
     """The anchors whose (A, P) is no positive control (word checks, then checks of both parses)."""
     outside = "positive_control.under_control_min_score"  # (A, P) scored under control_min_score
     whys = {
-        i: outside if controls is not None and pair not in controls else control_refusal(*pair)
-        for i, pair in enumerate(anchors)
+        i: outside if controls is not None and p not in controls else control_difference(*p) or paraphrase_veto(*p)
+        for i, p in enumerate(anchors)
     }
     passed = [i for i, why in whys.items() if why is None]
     for i, paraphrase in zip(passed, nlp.pipe([anchors[i][1] for i in passed], batch_size=64)):
@@ -135,14 +130,12 @@ def _without_control(anchors, docs, nlp, controls, out: Generated) -> set[int]:
 def generate(name: str, anchors, nlp, settings: SuiteSettings, controls=None) -> Generated:
     """Every pair of the suite, in anchor order then category order; refusals counted by registry id.
     ``controls``: the (A, P) pairs that may be positive controls (None: all); the others keep their other pairs."""
-    out = Generated(n_anchors=len(anchors))
+    out = Generated(n_anchors=(n := len(anchors)))
     docs = list(nlp.pipe([a for a, _ in anchors], batch_size=64))
     no_control = _without_control(anchors, docs, nlp, controls, out)
     ctx = Context(entity_inventory(docs), np.random.default_rng(settings.seed))
     seen: set[tuple[str, str]] = set()
-    # Every anchor's positive control is reserved: no other pair may take its place.
-    positives = {tuple(sorted(pair)) for pair in anchors}
-    n = len(anchors)
+    positives = {tuple(sorted(pair)) for pair in anchors}  # reserved: no other pair may take a control's place
     shift = int(np.random.default_rng(settings.seed + 1).integers(1, n)) if n > 1 else 0
 
     def add(anchor_id, category, s1, s2, rule, veto=None):
@@ -206,7 +199,8 @@ def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None
     """``generate``'s path for one anchor and category: a ``Made`` or the refusal id (``paraphrase``: a control's)."""
     doc = nlp(anchor)
     if category == "positive_control":
-        why = control_refusal(anchor, paraphrase) or detail_difference(doc, nlp(paraphrase)) or anchor_veto(anchor, doc)
+        why = control_difference(anchor, paraphrase) or paraphrase_veto(anchor, paraphrase)
+        why = why or detail_difference(doc, nlp(paraphrase)) or anchor_veto(anchor, doc)
         return why or Made(paraphrase, "positive_control:paraphrase")
     if (flaw := anchor_veto(anchor, doc)) is not None:
         return flaw
@@ -216,17 +210,14 @@ def try_anchor(nlp, anchor: str, category: str, *, paraphrase: str | None = None
         made = apply_rules(category, doc, example_context(nlp), Generated())
     except Refuse as why:
         return why.id
-    if made.text == anchor or (paraphrase is not None and made.text == paraphrase):
-        return "check.duplicate"
-    return pair_veto(category, doc, anchor, made) or made
+    return "check.duplicate" if made.text in (anchor, paraphrase) else pair_veto(category, doc, anchor, made) or made
 
 
 def write_suite(generated: Generated, path: str | os.PathLike) -> Path:
-    lines = ["pair_id\tcategory\tsentence1\tsentence2\tanchor\trule"]
     for row in generated.rows:
         if any("\t" in f or "\n" in f for f in row):
             raise PairbenchError(f"pair {row[0]}: a sentence contains a tab or newline")
-        lines.append("\t".join(row))
+    lines = ["pair_id\tcategory\tsentence1\tsentence2\tanchor\trule", *map("\t".join, generated.rows)]
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 

@@ -1,6 +1,5 @@
-"""The registry's ``pattern`` / ``dep_pattern`` records matched by id: each id's Matcher or DependencyMatcher runs
-only when a rule asks for it, once per doc, and only on a doc where each token that one of its patterns needs has
-a token whose words and tags fit it (``_may_match``: a quick test, never a match)."""
+"""The registry's ``pattern`` / ``dep_pattern`` matched by id, once per doc, and only on a doc with a token fitting
+each token a pattern needs (``_may_match``: a quick test, never a match)."""
 
 from __future__ import annotations
 
@@ -9,17 +8,19 @@ from functools import cache
 from pairbench.generated_suites.registry import RegistryError, records
 
 _PLAIN = {"DEP": "dep_", "TAG": "tag_", "POS": "pos_", "LOWER": "lower_", "LEMMA": "lemma_", "ORTH": "text"}
-_KEY = "pairbench.patterns"  # a doc's user_data key: its matches by (id, dependency pattern or not)
 
 
 @cache
 def _matcher(vocab, rid: str, dep: bool):
     from spacy.matcher import DependencyMatcher, Matcher
 
-    record = records()[rid]  # each pattern validated when the registry was read
-    matcher = DependencyMatcher(vocab, validate=True) if dep else Matcher(vocab, validate=True)
-    matcher.add(rid, record.dep_pattern if dep else record.pattern)
+    matcher = (DependencyMatcher if dep else Matcher)(vocab, validate=True)
+    matcher.add(rid, _patterns(rid, dep))  # each pattern validated when the registry was read
     return matcher
+
+
+def _patterns(rid: str, dep: bool) -> list | None:
+    return getattr(records().get(rid), "dep_pattern" if dep else "pattern", None)
 
 
 def _optional(node: dict) -> bool:
@@ -30,14 +31,11 @@ def _optional(node: dict) -> bool:
 
 @cache
 def _plain_nodes(rid: str, dep: bool) -> tuple:
-    """Per pattern of ``rid``, (token attribute, IN, NOT_IN) of each plain string test of the tokens a match needs
-    (the rest, e.g. IS_ALPHA or a regular expression, is left to the matcher)."""
+    """Per pattern of ``rid``: (token attribute, IN, NOT_IN) of each plain string test of a token a match needs."""
     out = []
-    for nodes in records()[rid].dep_pattern if dep else records()[rid].pattern:
+    for nodes in _patterns(rid, dep):
         tests = []
-        for node in nodes:
-            if not dep and _optional(node):
-                continue
+        for node in nodes if dep else [n for n in nodes if not _optional(n)]:
             for key, want in (node.get("RIGHT_ATTRS", {}) if dep else node).items():
                 want = {"IN": [want]} if isinstance(want, str) else want
                 if key.upper() in _PLAIN and isinstance(want, dict) and set(want) <= {"IN", "NOT_IN"}:
@@ -49,10 +47,8 @@ def _plain_nodes(rid: str, dep: bool) -> tuple:
 
 def _may_match(doc, rid: str, dep: bool) -> bool:
     """Some pattern of ``rid`` each of whose needed tokens' tests some token of ``doc`` passes (else no match)."""
-    values = doc.user_data.get("pairbench.values")
-    if values is None:  # each attribute's values in the doc, kept with it
-        tokens = list(doc)
-        values = doc.user_data["pairbench.values"] = {a: {getattr(t, a) for t in tokens} for a in _PLAIN.values()}
+    if (values := doc.user_data.get("pairbench.values")) is None:  # each attribute's values in the doc, kept with it
+        values = doc.user_data["pairbench.values"] = {a: {getattr(t, a) for t in doc} for a in _PLAIN.values()}
     return any(
         all((want is None or not values[a].isdisjoint(want)) and not values[a] <= banned for a, want, banned in tests)
         for tests in _plain_nodes(rid, dep)
@@ -60,12 +56,11 @@ def _may_match(doc, rid: str, dep: bool) -> bool:
 
 
 def _found(doc, rid: str, dep: bool) -> list:
-    """The matches of ``rid``'s patterns in ``doc``, kept with it (asked of the anchor, its paraphrase and a pair):
-    token patterns give spans; dependency patterns, token lists in pattern order."""
-    found = doc.user_data.setdefault(_KEY, {})
+    """The matches of ``rid`` in ``doc``, kept with it: spans, or for a dependency pattern token lists in its order."""
+    found = doc.user_data.setdefault("pairbench.patterns", {})  # its matches by (id, dependency pattern or not)
     if (rid, dep) not in found:  # the first ask of this doc: only then is the registry looked up
-        kind = "dep_pattern" if dep else "pattern"
-        if getattr(records().get(rid), kind, None) is None:
+        if _patterns(rid, dep) is None:
+            kind = "dep_pattern" if dep else "pattern"
             raise RegistryError(f"{rid}: no {kind} registered; add `{kind}` to its record")
         hits = _matcher(doc.vocab, rid, dep)(doc) if _may_match(doc, rid, dep) else []
         found[rid, dep] = [[doc[i] for i in hit[1]] if dep else doc[hit[1] : hit[2]] for hit in hits]

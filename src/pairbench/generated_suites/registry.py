@@ -17,13 +17,10 @@ from pairbench.generated_suites.config import GENERATED_CATEGORIES
 from pairbench.generated_suites.lexicon import LexiconError, words
 
 FOLDER = Path(__file__).resolve().parent / "registry"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "generated_rules.md"
 AREAS = ("anchor", "check", *GENERATED_CATEGORIES)  # one registry file (or more) per area
 SHARED_AREAS = ("anchor", "check")  # refusals of any category (or of one, for a check on a made pair)
 _SCHEMA = "generated_registry.schema.yaml"  # a record's keys and their types (workflow/schemas/)
-_NEEDS = {  # the examples each kind needs (strict)
-    "rule": "a rule names its `rule` column value and has `keep` examples only",
-    "refusal": "a refusal has no `rule` and at least one `refuse` example; add one",
-}
 
 
 class RegistryError(PairbenchError):
@@ -66,39 +63,32 @@ def _example(raw, default: str, where: str, key: str) -> Example:
     return Example(**{"category": default, **raw})
 
 
-def with_lexicon(value, where: str = ""):
+def with_lexicon(value, where: str = "", key: str = ""):
     """``value`` (a pattern) with each ``IN`` / ``NOT_IN`` of ``"@name"`` replaced by lexicon ``name``'s words, sorted."""
+    if key in ("IN", "NOT_IN") and isinstance(value, str) and value.startswith("@"):
+        try:
+            return sorted(words(value[1:]))
+        except LexiconError as err:
+            raise RegistryError(f"{where}: its pattern names lexicon {value!r}: {err}") from None
     if isinstance(value, list):
         return [with_lexicon(v, where) for v in value]
-    if not isinstance(value, dict):
-        return value
-    out = {}
-    for key, item in value.items():
-        if key in ("IN", "NOT_IN") and isinstance(item, str) and item.startswith("@"):
-            try:
-                item = sorted(words(item[1:]))
-            except LexiconError as err:
-                raise RegistryError(f"{where}: its pattern names lexicon {item!r}: {err}") from None
-        out[key] = with_lexicon(item, where)
-    return out
+    return {k: with_lexicon(v, where, k) for k, v in value.items()} if isinstance(value, dict) else value
 
 
-def _check_patterns(record: dict, where: str) -> tuple[list | None, list | None]:
-    """The record's patterns, lexicon names expanded, as spaCy's Matcher accepts them (validate=True)."""
+def _check_patterns(record: dict, where: str):
+    """The record's pattern and dep_pattern, lexicon names expanded, as spaCy's Matcher accepts them (validate=True)."""
     from spacy.matcher import DependencyMatcher, Matcher
     from spacy.vocab import Vocab
 
-    out = []
     for key, matcher in (("pattern", Matcher), ("dep_pattern", DependencyMatcher)):
-        out.append(pattern := with_lexicon(record.get(key), where))
-        if pattern is None or isinstance(pattern, dict) and set(pattern) == {"same_as"}:  # see load
-            continue
-        try:
-            matcher(Vocab(), validate=True).add(record["id"], pattern)
+        pattern = with_lexicon(record.get(key), where)
+        try:  # a `{same_as: <id>}` is that record's pattern (see load), checked there
+            if pattern is not None and not (isinstance(pattern, dict) and set(pattern) == {"same_as"}):
+                matcher(Vocab(), validate=True).add(record["id"], pattern)
         except (ValueError, TypeError, KeyError) as err:
             first = str(err).strip().splitlines()[0]
             raise RegistryError(f"{where}: spaCy refuses its pattern ({first}); fix the pattern") from None
-    return out[0], out[1]
+        yield pattern
 
 
 def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
@@ -112,16 +102,17 @@ def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
     rid, kind, category = raw["id"], raw["kind"], raw["category"]
     if rid.split(".")[0] != area:  # the schema's pattern: <area>.<snake_case>
         raise RegistryError(f"{where}: an id is `{area}.<snake_case>` in {path.name}; rename it")
-    allowed = ("any", *GENERATED_CATEGORIES) if area in SHARED_AREAS else (area,)
-    if category not in allowed:
+    if category not in (("any", *GENERATED_CATEGORIES) if area in SHARED_AREAS else (area,)):
         want = "`any` or a generated category" if area in SHARED_AREAS else repr(area)
         raise RegistryError(f"{where}: `category` is {category!r}; records of {path.name} have {want}")
     default = category if category != "any" else "negation"
     keep, refuse = (tuple(_example(e, default, where, k) for e in raw.get(k) or ()) for k in ("keep", "refuse"))
-    if strict and not (keep if kind == "rule" else refuse):
-        raise RegistryError(f"{where}: {_NEEDS[kind]}")
-    patterns = _check_patterns(raw, where)
-    return Record(rid, kind, category, raw["reason"], raw.get("rule"), keep, refuse, *patterns, str(path))
+    if strict and kind == "rule" and not keep:
+        raise RegistryError(f"{where}: a rule names its `rule` column value and has `keep` examples only")
+    if strict and kind == "refusal" and not refuse:
+        raise RegistryError(f"{where}: a refusal has no `rule` and at least one `refuse` example; add one")
+    pattern, dep_pattern = _check_patterns(raw, where)
+    return Record(rid, kind, category, raw["reason"], raw.get("rule"), keep, refuse, pattern, dep_pattern, str(path))
 
 
 def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
@@ -143,17 +134,15 @@ def load(folder: Path = FOLDER, strict: bool = True) -> dict[str, Record]:
                 raise RegistryError(f"{path.name}: {record.id}: the id is used twice; give each record its own")
             out[record.id] = record
     # `pattern: {same_as: <id>}`: that record's own pattern, so two records of two categories keep one shape once
-    shared: dict[str, dict] = {}
+    resolved = dict(out)
     for rid, record in out.items():
         for key in ("pattern", "dep_pattern"):
             if isinstance(value := getattr(record, key), dict):
-                target = value["same_as"]
-                other = getattr(out.get(target) if isinstance(target, str) else None, key, None)
-                if not isinstance(other, list):
+                if not isinstance(other := getattr(out.get(str(target := value["same_as"])), key, None), list):
                     where = f"{Path(record.path).name}: {rid}: `{key}: {{same_as: ...}}`"
                     raise RegistryError(f"{where} names {target!r}, no record with a `{key}` of its own; name one")
-                shared.setdefault(rid, {})[key] = other
-    return {rid: replace(record, **shared.get(rid, {})) for rid, record in out.items()}
+                resolved[rid] = replace(resolved[rid], **{key: other})
+    return resolved
 
 
 @lru_cache(maxsize=1)
@@ -177,8 +166,7 @@ def _cell(text: str) -> str:
 
 
 def _first_example(record: Record) -> str:
-    examples = record.keep if record.kind == "rule" else record.refuse
-    if not examples:
+    if not (examples := record.keep if record.kind == "rule" else record.refuse):
         return ""
     e = examples[0]
     text = f"{e.anchor} → {e.pair}" if e.pair else f"{e.anchor} / {e.paraphrase}" if e.paraphrase else e.anchor
@@ -205,17 +193,12 @@ def markdown(recs: dict[str, Record] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-DOC = Path(__file__).resolve().parents[3] / "docs" / "generated_rules.md"
-
-
 def main(argv=None) -> int:
     """Check the registry; with ``--markdown``, write docs/generated_rules.md from it."""
     recs = records()
-    if "--markdown" in (sys.argv[1:] if argv is None else argv):
+    if write := "--markdown" in (sys.argv[1:] if argv is None else argv):
         DOC.write_text(markdown(recs), encoding="utf-8")
-        print(f"wrote {DOC} ({len(recs)} records)")
-    else:
-        print(f"{len(recs)} records, valid")
+    print(f"wrote {DOC} ({len(recs)} records)" if write else f"{len(recs)} records, valid")
     return 0
 
 
