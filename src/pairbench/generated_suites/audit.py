@@ -52,8 +52,10 @@ def write_audit_sample(sample, path: str | os.PathLike) -> Path:
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def _graded_rows(path: Path) -> list[tuple[int, dict]]:
-    """(line number, row) of a graded file: TSV as the sample is written, or a spreadsheet's CSV."""
+def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
+    """(category, rule, valid) of every graded row of this suite's sample, each pair once, valid yes or no.
+    The graded file is TSV as the sample is written, or a spreadsheet's CSV."""
+    path = Path(path)
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             header = handle.readline()
@@ -66,17 +68,12 @@ def _graded_rows(path: Path) -> list[tuple[int, dict]]:
                 raise PairbenchError(
                     f"{path}: no column(s) {missing}; grade the suite's audit sample (columns {', '.join(SAMPLE_COLUMNS)})"
                 )
-            return [(reader.line_num, row) for row in reader]
+            rows = [(reader.line_num, row) for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise PairbenchError(f"{path}: cannot read the graded audit file ({err}); check `audit.graded`") from None
-
-
-def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
-    """(category, rule, valid) of every graded row of this suite's sample, each pair once, valid yes or no."""
-    path = Path(path)
     expected = {r[0]: r for r in sample}
     out, seen = [], {}
-    for line, row in _graded_rows(path):
+    for line, row in rows:
         pid = (row.get("pair_id") or "").strip()
         if pid in seen:
             raise PairbenchError(
@@ -137,9 +134,8 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
     floor = audit["min_precision"]
     if floor is not None:
         dropped = section["dropped_rules"] = sorted(r for r, row in per_rule.items() if row["precision_low"] < floor)
-        for row in generated.rows:
-            if row[5] in dropped:
-                generated.refuse(row[1], "check.audit")
+        for category in (row[1] for row in generated.rows if row[5] in dropped):
+            generated.refuse(category, "check.audit")
         kept = [row for row in generated.rows if row[5] not in dropped]
         _check_left(name, floor, per_rule, generated.rows, kept)
         generated.rows = kept
