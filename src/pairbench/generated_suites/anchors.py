@@ -26,9 +26,8 @@ def _rows(path: Path) -> list[tuple[str, list]]:
 
 def _row_problem(where: str, fields, min_score, score_max) -> str | None:
     """What is wrong with one source row, in one line naming it, or None."""
-    need = 3 if min_score is not None else 2
-    if len(fields) < need:
-        what = "sentence1, sentence2, score (min_score is set)" if need == 3 else "sentence1, sentence2"
+    if len(fields) < (2 if min_score is None else 3):
+        what = "sentence1, sentence2" if min_score is None else "sentence1, sentence2, score (min_score is set)"
         return f"{where}: expected {what}; got {len(fields)} field(s)"
     if not str(fields[0] or "").strip() or not str(fields[1] or "").strip():
         return f"{where}: empty sentence"

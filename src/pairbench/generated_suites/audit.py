@@ -66,7 +66,8 @@ def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample")
             reader = csv.DictReader(handle, delimiter=delimiter, quoting=quoting)
             if missing := [c for c in ("pair_id", "valid") if c not in (reader.fieldnames or [])]:
                 raise PairbenchError(
-                    f"{path}: no column(s) {missing}; grade the suite's audit sample (columns {', '.join(SAMPLE_COLUMNS)})"
+                    f"{path}: no column(s) {missing}; grade the suite's audit sample "
+                    f"(columns {', '.join(SAMPLE_COLUMNS)})"
                 )
             rows = [(reader.line_num, row) for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as err:
@@ -112,9 +113,8 @@ def precision_table(graded, key: int) -> dict[str, dict]:
     table = {}
     for name in sorted({item[key] for item in graded}):
         verdicts = [item[2] for item in graded if item[key] == name]
-        audited, valid = len(verdicts), sum(verdicts)
-        values = (valid / audited, *wilson(valid, audited))
-        table[name] = dict(zip(TABLE_COLUMNS, (audited, valid, *(round(v, 4) for v in values))))
+        n, valid = len(verdicts), sum(verdicts)
+        table[name] = dict(zip(TABLE_COLUMNS, (n, valid, *(round(v, 4) for v in (valid / n, *wilson(valid, n))))))
     return table
 
 

@@ -110,5 +110,6 @@ def write_card(card: dict, md_path, json_path, page_dir) -> None:
     atomic_write_json(json_path, card)
     with atomic_path(page_dir) as tmp:
         tmp.mkdir(parents=True)
-        body = f"<html><head><meta charset='utf-8'><title>{html.escape(card['suite'])}</title></head><body><pre>{html.escape(text)}</pre></body></html>\n"
+        title, pre = html.escape(card["suite"]), html.escape(text)
+        body = f"<html><head><meta charset='utf-8'><title>{title}</title></head><body><pre>{pre}</pre></body></html>\n"
         (tmp / "index.html").write_text(body, encoding="utf-8")
