@@ -14,6 +14,7 @@ import numpy as np
 from pairbench.core.errors import PairbenchError
 from pairbench.core.io import atomic_write_text
 from pairbench.generated_suites.anchors import pick
+from pairbench.study.suite import ADVERSARIAL_CATEGORIES, POSITIVE_CONTROL
 
 SAMPLE_COLUMNS = ("pair_id", "category", "rule", "sentence1", "sentence2", "valid", "note")
 TABLE_COLUMNS = ("audited", "valid", "precision", "precision_low", "precision_high")
@@ -132,25 +133,18 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
     per_rule = section["per_rule"] = precision_table(graded, 1)
     section["per_category"] = precision_table(graded, 0)
     floor = audit["min_precision"]
-    if floor is not None:
-        dropped = section["dropped_rules"] = sorted(r for r, row in per_rule.items() if row["precision_low"] < floor)
-        for category in (row[1] for row in generated.rows if row[5] in dropped):
-            generated.refuse(category, "check.audit")
-        kept = [row for row in generated.rows if row[5] not in dropped]
-        _check_left(name, floor, per_rule, generated.rows, kept)
-        generated.rows = kept
-    return section
-
-
-def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
-    """Stop when ``min_precision`` leaves the suite without positive controls or adversarial pairs."""
-    from pairbench.study.suite import ADVERSARIAL_CATEGORIES, POSITIVE_CONTROL
-
+    if floor is None:
+        return section
+    dropped = section["dropped_rules"] = sorted(r for r, row in per_rule.items() if row["precision_low"] < floor)
+    for category in (row[1] for row in generated.rows if row[5] in dropped):
+        generated.refuse(category, "check.audit")
+    kept = [row for row in generated.rows if row[5] not in dropped]
+    # Stop when min_precision leaves the suite without positive controls or adversarial pairs.
     key = f"`generated_suites.{name}.audit.min_precision`"
     for what, categories in (("positive control", {POSITIVE_CONTROL}), ("adversarial pair", ADVERSARIAL_CATEGORIES)):
-        if any(r[1] in categories for r in kept) or not any(r[1] in categories for r in before):
+        if any(r[1] in categories for r in kept) or not any(r[1] in categories for r in generated.rows):
             continue
-        rules = sorted({r[5] for r in before if r[1] in categories})
+        rules = sorted({r[5] for r in generated.rows if r[1] in categories})
         low = {rule: per_rule.get(rule, {}).get("precision_low", 0.0) for rule in rules}
         lows = ", ".join(f"{rule} {low[rule]:.2f}" for rule in rules[:10])
         more = f" and {len(rules) - 10} more" if len(rules) > 10 else ""
@@ -159,3 +153,5 @@ def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
             f"(precision_low: {lows}{more}), so no {what} is left and no statistic can be computed; check "
             f"the grades, or set {key} to at most {max(low.values()):.2f} (the highest of these) or remove it"
         )
+    generated.rows = kept
+    return section
