@@ -38,8 +38,7 @@ def audit_sample(rows, per_rule: int, seed: int, fallback_rules=frozenset()) -> 
     by_rule = defaultdict(list)
     for row in rows:
         by_rule[row[5]].append(row)
-    mains = sorted(set(by_rule) - set(fallback_rules))
-    picked = [row for rule in mains for row in pick(rng, by_rule[rule], per_rule)]
+    picked = [row for rule in sorted(set(by_rule) - set(fallback_rules)) for row in pick(rng, by_rule[rule], per_rule)]
     sample = [picked[i] for i in rng.permutation(len(picked))]
     for rule in sorted(set(by_rule) & set(fallback_rules)):
         own = np.random.default_rng([seed + _SEED_OFFSET, zlib.crc32(rule.encode())])
