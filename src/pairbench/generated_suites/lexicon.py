@@ -45,21 +45,14 @@ def _load(name: str) -> dict:
 
 
 @cache
-def words(name: str) -> frozenset[str]:
-    """The words of list ``name`` (a ``words`` file with those of its ``include``, or a ``table`` file's keys)."""
-    data = _load(name)
-    own = frozenset(data["words"] if "words" in data else data["table"])
-    return own.union(*(words(n) for n in _included(name)))
-
-
-def _included(name: str, trail: tuple[str, ...] = ()) -> list[str]:
-    """The lists that ``name`` includes, once it is known that none includes it again."""
+def words(name: str, trail: tuple[str, ...] = ()) -> frozenset[str]:
+    """The words of list ``name`` (a ``words`` file with those of its ``include``, or a ``table`` file's keys);
+    ``trail``: the lists that include it, none of which it may include again."""
     if name in trail:
         raise LexiconError(f"{FOLDER / trail[0]}.yaml: `include` comes back to itself ({' -> '.join(trail + (name,))})")
-    included = _load(name).get("include", [])
-    for other in included:
-        _included(other, trail + (name,))
-    return included
+    data = _load(name)
+    own = frozenset(data["words"] if "words" in data else data["table"])
+    return own.union(*(words(n, (*trail, name)) for n in data.get("include", [])))
 
 
 @cache

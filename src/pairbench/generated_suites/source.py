@@ -52,14 +52,12 @@ def keep_language(pairs: list[tuple[str, str]], lang: str, where: str) -> tuple[
     report = {
         "language": lang,
         "pairs_checked": len(pairs),
-        "pairs_refused": sum(refused.values()),
+        "pairs_refused": len(others),
         "refused_by_language": dict(refused.most_common()),
         "refused_examples": [{"sentence1": a, "sentence2": p, "language": code} for a, p, code in others[:N_EXAMPLES]],
     }
-    if refused:
-        log.warning(
-            "%s: %d of %d pairs are not in %r (%s): refused", where, report["pairs_refused"], len(pairs), lang, found_in
-        )
+    if others:
+        log.warning("%s: %d of %d pairs are not in %r (%s): refused", where, len(others), len(pairs), lang, found_in)
     return kept, report
 
 
