@@ -85,21 +85,6 @@ def _of_object(token):
     return next(iter(kids(prep, "pobj")), None) if prep is not None else None
 
 
-def _partitive(token):
-    """The table of a partitive quantifier ("most of the students", "none of them"), or None."""
-    if (obj := _of_object(token)) is None:
-        return None
-    dets = [c for c in kids(obj, "det", "poss") if c.lower_ not in ("a", "an")]
-    definite = obj.lower_ in ("them", "us", "these", "those") or bool(dets)
-    if not definite or token.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
-        return None
-    if token.lower_ == "each" and token.dep_ not in ("nsubj", "nsubjpass"):
-        return None  # "a fine on each of the counts" -> "on none of the counts" reads wrong
-    if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
-        return table("quantifiers_partitive_mass")  # "most of the harvest" -> "little of the harvest", no "few of"
-    return table("quantifiers_partitive")
-
-
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
     # "one or both boys", "some or all", "any and every": a range, not one quantity; not a clause's subject ("The roof
@@ -116,7 +101,18 @@ def _quantifier_table(token):
         last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
         alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
         alone = alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
-        return _partitive(token) or (table("quantifiers_bare") if low in table("quantifiers_bare") and alone else None)
+        obj = _of_object(token)  # a partitive: "most of the students", "none of them"; not "on each of the counts"
+        if obj is not None and not (low == "each" and token.dep_ not in ("nsubj", "nsubjpass")):  # -> "on none of"
+            dets = [c for c in kids(obj, "det", "poss") if c.lower_ not in ("a", "an")]
+            if dets or obj.lower_ in (
+                "them",
+                "us",
+                "these",
+                "those",
+            ):  # "most of the harvest": "little of", no "few of"
+                mass = obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns")
+                return table("quantifiers_partitive_mass" if mass else "quantifiers_partitive")
+        return table("quantifiers_bare") if low in table("quantifiers_bare") and alone else None
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
         nxt = token.doc[token.i + 1]
         return {"all": "some of"} if nxt.lower_ in ("the", "these", "those") and nxt.head == token.head else None
@@ -227,8 +223,7 @@ def _pronoun_refusal(doc, first, last, new) -> None:
 def quantifier_positional(doc, ctx=None) -> Made:
     """The sentence's one quantifier, its plural noun found by position, a finite verb after it."""
     positional = table("quantifiers_positional")
-    others = ("every", "each", "no", "none", "any", "both", "other", "others", "rest")
-    found = [t for t in doc if t.lower_ in positional or t.lower_ in others]
+    found = [t for t in doc if t.lower_ in positional or t.lower_ in words("quantifiers_positional_barred")]
     if len(found) != 1 or found[0].lower_ not in positional:
         raise Refuse("quantifier.positional_none")
     token = found[0]

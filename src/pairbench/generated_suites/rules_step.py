@@ -44,10 +44,9 @@ def decimal_step(text: str) -> str | None:
     """A decimal raised by one unit of its last digit, its integer part as long (2.38 -> 2.39; not 9.9), or None."""
     if (match := _DECIMAL.match(text)) is None:
         return None
-    places = len(match.group(2))
-    new = f"{int(match.group(1) + match.group(2)) + 1:0{places + 1}d}"
-    whole, frac = new[:-places], new[-places:]
-    return f"{whole}.{frac}" if len(whole) == len(match.group(1)) else None
+    digits, places = "".join(match.groups()), len(match.group(2))
+    new = str(int(digits) + 1).zfill(places + 1)
+    return f"{new[:-places]}.{new[-places:]}" if len(new) == len(digits) else None
 
 
 def stepped(doc, token) -> str | None:
@@ -133,7 +132,6 @@ def numerical_step(doc, ctx=None) -> Made:
     # in a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
     # a verb, a preposition or nothing, never after a name ("Apollo 11"); and amounts of money ("Bets $250 Million")
     prev = doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     read = token.text[:1].isdigit() and token.head.i >= token.i and (prev is None or prev.pos_ in ("VERB", "ADP"))
     money = prev is not None and prev.text in words("currency_signs")
     if title_case(doc) and not (money or read):
@@ -164,7 +162,7 @@ def numerical_step(doc, ctx=None) -> Made:
         raise Refuse(why)
     if _tied(doc, token):
         raise Refuse("numerical.tied_count")
-    bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
+    bound = table("step_unit_bounds").get(doc[token.i + 1 : token.i + 2].text.lower())
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
         raise Refuse("numerical.out_of_bounds")
     counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
@@ -223,8 +221,7 @@ def numerical_article(doc, ctx=None) -> Made:
         raise Refuse("numerical.article_subject_agreement")
     if verb.i in roots(doc, "numerical.article_subject_one_user"):  # its dep_pattern: drives a car, with an axe
         raise Refuse("numerical.article_subject_one_user")
-    plural = _plural(noun)
-    if plural is None or table("noun_bounds").get(plural, 2) < 2:
+    if (plural := _plural(noun)) is None or table("noun_bounds").get(plural, 2) < 2:
         raise Refuse("numerical.step_passes_noun_bound")
     edit = {article.i: match_case("two", article.text), noun.i: plural}
     if verb.dep_ != "acl":  # "is" -> "are", "plays" -> "play"

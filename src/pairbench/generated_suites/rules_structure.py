@@ -75,7 +75,10 @@ _CLAUSE_REFUSALS = (
     ("entity_swap.symmetric_verb", lambda s: s.verb in words("symmetric_verbs")),
     ("entity_swap.hyphenated_verb", lambda s: bool(matches(s.doc, "entity_swap.hyphenated_verb"))),  # its pattern
     ("entity_swap.no_subject", lambda s: s.subj is None),
-    ("entity_swap.two_subjects", lambda s: _comma_subjects(s.root)),
+    (
+        "entity_swap.two_subjects",  # "Boeing, three airlines sign ...": a comma between the first and the last
+        lambda s: "," in [t.text for t in s.doc[s.subj.i : kids(s.root, "nsubj", "nsubjpass")[-1].i]],
+    ),
     ("entity_swap.no_second_argument", lambda s: s.obj is None),
     ("entity_swap.time_object", lambda s: s.obj.ent_type_ in ("DATE", "TIME")),
     ("entity_swap.light_verb_idiom", lambda s: s.bare and s.obj.dep_ == "dobj" and s.verb in words("light_verbs")),
@@ -137,16 +140,9 @@ def entity_swap(doc, ctx=None) -> Made:
     return Made(out.strip(), rule)
 
 
-def _comma_subjects(root) -> bool:
-    """Two subjects of the verb with a comma between them ("Boeing, three airlines sign ...")."""
-    subjects = kids(root, "nsubj", "nsubjpass")
-    return len(subjects) > 1 and any(t.text == "," for t in root.doc[subjects[0].i : subjects[-1].i])
-
-
 def _second_verb_of_subject(root, obj) -> bool:
     """A verb after the object whose unstated subject the swap would make the object ("failed to take the city")."""
-    doc = root.doc
-    listed = headline(doc) and not kids(root, "cc")
+    doc, listed = root.doc, headline(root.doc) and not kids(root, "cc")
     for _, c, *pcomp in dep_matches(doc, "entity_swap.subject_of_second_verb"):  # its pattern: the verbs
         comma_joined = listed and c.dep_ == "conj" and doc[c.i - 1].text == ","  # a headline's list stays
         if c.i > obj.i and not comma_joined and not kids((pcomp or [c])[0], "nsubj", "nsubjpass", "expl", "csubj"):
