@@ -1,5 +1,4 @@
-"""The quantifier rules: a quantity word exchanged (lexicon ``quantifiers_*``) on a determiner or partitive, by
-position, alone, as a person or in a caption's with phrase; refusals: id -> test tables and their records' patterns."""
+"""The quantifier rules: a quantity word exchanged by its lexicon table (``quantifiers_*``) where nothing refuses it."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ def _refuse_quantifier(doc, token, noun=None, unnegated=False) -> None:
     # time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
     times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
-    # bare plurals joined: "no real explosives or harmful devices" ("no" over them, by "or", quantifies all), "many of
-    # her ideas and projects" (a partitive's of-object; not "and the budget")
+    # bare plurals joined, all quantified: "no real explosives or harmful devices", "many of her ideas and projects"
     bare = [all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in kids(x, "conj")) for x in (head, noun)]
     shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and bare[0]
     shared = shared or _of_object(token) == noun and bare[1]
@@ -87,8 +85,7 @@ def _of_object(token):
 
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
-    # "one or both boys", "some or all", "any and every": a range, not one quantity; not a clause's subject ("The roof
-    # leaked, and most of the books were ruined")
+    # "one or both boys", "any and every": a range, not one quantity; not "The roof leaked, and most of the books ..."
     first = token.doc[token.i - 2] if token.i > 1 else token
     phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
     ranged = first.like_num or first.lower_ == "any" or first.lower_ in words("quantifiers_exchanged")
@@ -96,8 +93,7 @@ def _quantifier_table(token):
     if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and ranged:
         return None
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
-        # "Many believe ...", "praised by many": alone (``quantifier.bare``'s pattern, or the agent last), with no
-        # determiner, modifier or of of its own (of whom)
+        # "Many believe ...", "praised by many": alone (``quantifier.bare``'s pattern, or the last agent), unmodified
         last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
         alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
         alone = alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
@@ -174,8 +170,7 @@ def quantifier(doc, ctx=None) -> Made:
         if low == "no" and new == "every" and token.head.lower_ == "one" and token.head.i == token.i + 1:
             edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
         return Made(rebuild(doc, edits), "quantifier:bare" if bare else f"quantifier:{low}_to_{new.split()[0]}")
-    # "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
-    # quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it
+    # "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": a main subject of quantifiers_indefinite
     persons = table("quantifiers_indefinite")
     found = [m for m in dep_matches(doc, "quantifier.a_person_to_nobody") if f"{m[2].lower_} {m[1].lower_}" in persons]
     if not found:

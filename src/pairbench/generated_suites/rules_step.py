@@ -1,5 +1,4 @@
-"""The numerical fallback ``numerical:small_step``: the sentence's only (or first untied) number raised by a small
-step in the same form (three -> four, 116 -> 117, 9,000 -> 9,100), never past its noun's bound."""
+"""The numerical fallbacks: a number raised by a small step in its form (three -> four, 9,000 -> 9,100), one -> two."""
 
 from __future__ import annotations
 
@@ -129,8 +128,7 @@ def numerical_step(doc, ctx=None) -> Made:
     tied = any(w in words("number_links") or w == "," and a == "," or gap <= 2 for w, a, gap in links)
     if others and _word_before(doc, token) in ("from", "between") or tied:
         raise Refuse("numerical.several_numbers")
-    # in a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
-    # a verb, a preposition or nothing, never after a name ("Apollo 11"); and amounts of money ("Bets $250 Million")
+    # a Title-Case headline's digits counting after a verb or preposition ("Kill 11 Tourists", not "Apollo 11") or money
     prev = doc[token.i - 1] if token.i > 0 else None
     read = token.text[:1].isdigit() and token.head.i >= token.i and (prev is None or prev.pos_ in ("VERB", "ADP"))
     money = prev is not None and prev.text in words("currency_signs")
@@ -184,8 +182,7 @@ def numerical_one(doc, ctx=None) -> Made:
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     if not numbers:
         raise Refuse("numerical.no_number")
-    token = numbers[0]
-    noun = token.head
+    token, noun = numbers[0], numbers[0].head
     counted = token.i in roots(doc, "numerical.one_to_two")  # its dep_pattern: "one" counting a singular noun after it
     if len(numbers) > 1 or not counted or _plural(noun) is None:
         raise Refuse("numerical.counts_no_noun" if len(numbers) == 1 else "numerical.several_numbers")
