@@ -99,13 +99,8 @@ def _quantifier_table(token):
         alone = alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
         obj = _of_object(token)  # a partitive: "most of the students", "none of them"; not "on each of the counts"
         if obj is not None and not (low == "each" and token.dep_ not in ("nsubj", "nsubjpass")):  # -> "on none of"
-            dets = [c for c in kids(obj, "det", "poss") if c.lower_ not in ("a", "an")]
-            if dets or obj.lower_ in (
-                "them",
-                "us",
-                "these",
-                "those",
-            ):  # "most of the harvest": "little of", no "few of"
+            dets = [c for c in kids(obj, "det", "poss") if c.lower_ not in ("a", "an")]  # "little of the harvest"
+            if dets or obj.lower_ in ("them", "us", "these", "those"):
                 mass = obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns")
                 return table("quantifiers_partitive_mass" if mass else "quantifiers_partitive")
         return table("quantifiers_bare") if low in table("quantifiers_bare") and alone else None

@@ -62,11 +62,9 @@ def plural(token) -> bool:
 
 def phrase(span, *, first: bool) -> str:
     """The argument's words; a leading determiner takes the case of its new position."""
-    pieces = [t.text_with_ws for t in span]
-    named = span[0].ent_type_ in words("named_types")  # "Thai political protests": a name keeps its capital
+    text, named = span.text, span[0].ent_type_ in words("named_types")  # "Thai political protests": a name's capital
     if span[0].tag_ == "DT" or span[0].pos_ != "PROPN" and not span[0].text.isupper() and not named:
-        pieces[0] = pieces[0][:1].lower() + pieces[0][1:]
-    text = "".join(pieces).rstrip()
+        text = text[:1].lower() + text[1:]
     return text[:1].upper() + text[1:] if first and span.doc.text[:1].isupper() else text
 
 
