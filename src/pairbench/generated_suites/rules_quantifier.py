@@ -14,16 +14,14 @@ def _refuse_quantifier(doc, token, noun=None, unnegated=False) -> None:
     noun = (_of_object(token) or token.head) if noun is None else noun  # a lot of people, much of the year
     low, head, prev = token.lower_, token.head, doc[token.i - 1].lower_ if token.i > 0 else ""
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
-    # time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
-    times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
+    times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months  # every night, all day
     # bare plurals joined, all quantified: "no real explosives or harmful devices", "many of her ideas and projects"
     bare = [all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in kids(x, "conj")) for x in (head, noun)]
     shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and bare[0]
     shared = shared or _of_object(token) == noun and bare[1]
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
-    # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
-    of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")
+    of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")  # "a feature of most stations"
     hopes = [set(getLemma(a.lower_, "VERB")) & words("wishing_verbs") for a in token.ancestors if a.pos_ == "VERB"]
     results = roots(doc, "quantifier.result_clause")  # so lucrative that many ...
     tests = {  # id -> whether it holds, in order

@@ -19,6 +19,8 @@ from pairbench.generated_suites.rules_lexical import (
 )
 
 _INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
+_DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
+_GLUED = re.compile(r"^(\d{1,3}(?:\.\d{1,2})?)(bn|m)$")  # an amount with its scale: 4.1bn, 300m
 
 
 def small_step(text: str) -> str | None:
@@ -34,9 +36,6 @@ def small_step(text: str) -> str | None:
     if len(str(new)) != digits and value >= 10:
         return None  # 99 -> 101, 995 -> 1,005: another order of magnitude
     return f"{new:,}" if "," in text else str(new)
-
-
-_DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
 
 
 def decimal_step(text: str) -> str | None:
@@ -62,9 +61,6 @@ def stepped(doc, token) -> str | None:
         return decimal_step(token.text)
     amount = token.i > 0 and doc[token.i - 1].text in words("currency_signs") or nxt in words("amount_after")
     return small_step(token.text) or (decimal_step(token.text) if amount else None)
-
-
-_GLUED = re.compile(r"^(\d{1,3}(?:\.\d{1,2})?)(bn|m)$")
 
 
 def _glued_amount(token) -> bool:

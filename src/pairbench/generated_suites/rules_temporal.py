@@ -37,8 +37,7 @@ def _time_words() -> frozenset[str]:
 
 def _before_after_refusal(doc, rel: Relation) -> str | None:
     """A before or after that is no relation of events, or whose inverse could contradict the sentence."""
-    token = rel.token
-    objects = kids(token, "pobj")
+    token, objects = rel.token, kids(rel.token, "pobj")
     if token.dep_ not in ("prep", "mark") or token.dep_ == "prep" and not kids(token, "pobj", "pcomp"):
         return "temporal.adverb"
     if matches(doc, "temporal.spatial_before") or rooted(doc, "temporal.spatial_before", token):
@@ -133,17 +132,13 @@ def _date_refusal(doc, rel: Relation) -> str | None:
     skip = {t.i for t in doc[rel.lead.i - 1].subtree} if rel.lead.i - 1 in roots(doc, "temporal.modified") else set()
     token = rel.token
     within = {t.i for t in (token.head if token.dep_ == "mark" else token).subtree}  # its object or clause
-    # a date, time, year or day word (early and late as time words, never as adjectives)
-    times = [t for t in doc if t.i not in skip and inside(doc, "temporal.date_beside", t)]
+    dated = {t.i for t in doc if inside(doc, "temporal.date_beside", t)}  # a date, time, year or day word
+    times = [t for t in doc if t.i in dated - skip]
     outside = [t for t in times if t.i not in within]
     if any(is_year(t) for t in times) or any(t.lower_ in words("deictic_time") for t in outside):
         return "temporal.date_beside"
     past = _main_head(token).tag_ == "VBD"  # yesterday, last week: past, like the verb
-    tied = [
-        m[-1]
-        for m in dep_matches(doc, "temporal.date_tied_to_now")
-        if len(m) == 1 or inside(doc, "temporal.date_beside", m[0])
-    ]
+    tied = [m[-1] for m in dep_matches(doc, "temporal.date_tied_to_now") if len(m) == 1 or m[0].i in dated]
     if any(t.i in within and not (past and t.lower_ in ("yesterday", "last")) for t in tied):
         return "temporal.date_tied_to_now"
     return "temporal.date_beside" if outside and any(t.i in within for t in times) else None
