@@ -82,8 +82,7 @@ def _calendar_day(token) -> bool:
 
 def _tied(doc, token) -> bool:
     """A word that ties a count to others; not "each other", "each nurse cares for six patients", "five other men"."""
-    pairs = table("reciprocals")
-    free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
+    free = {i for t in doc[:-1] if table("reciprocals").get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     free |= {t.i for m in matches(doc, "numerical.tied_count") for t in m}  # its pattern: the second half (of a match)
     free |= roots(doc, "numerical.tied_count")  # its dep_pattern: thousands of commuters
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
