@@ -86,8 +86,7 @@ def _tied(doc, token) -> bool:
     free |= {t.i for m in matches(doc, "numerical.tied_count") for t in m}  # its pattern: the second half (of a match)
     free |= roots(doc, "numerical.tied_count")  # its dep_pattern: thousands of commuters
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
-        counted = token.head.lemma_.lower()
-        free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
+        free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != token.head.lemma_.lower()}
         free |= {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod") and t.head.i != token.head.i}
     # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
     free |= {t.i for t in doc[token.i : token.i + 2] if t.i == token.i or t.lower_ in words("scale_words")}

@@ -210,8 +210,7 @@ def temporal_headline(doc, ctx=None) -> Made:
     """ "Officials Meet Ahead of March Deadline" -> "... After March Deadline": no result put before its cause."""
     if not title_case(doc):
         raise Refuse("temporal.not_headline")
-    marked = _time_words() | words("temporal_headline_marks")
-    plain = [t for t in doc if not t.is_punct]
+    plain, marked = [t for t in doc if not t.is_punct], _time_words() | words("temporal_headline_marks")
     timed = [i for i, t in enumerate(plain) if t.lower_ in marked]
     pair = plain[timed[0] : timed[0] + 2] if len(timed) == 1 else []
     size = 2 if tuple(t.lower_ for t in pair) in phrases() else 1
