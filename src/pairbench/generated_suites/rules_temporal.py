@@ -146,8 +146,7 @@ def _date_refusal(doc, rel: Relation) -> str | None:
 
 def _relations(doc) -> list[Relation]:
     found, inverse, multi = [], table("temporal_relations"), phrases()
-    for t in doc:
-        nxt = doc[t.i + 1] if t.i + 1 < len(doc) else None
+    for t, nxt in zip(doc, [*doc[1:], None]):
         if t.lower_ in inverse:
             found.append(Relation(t, t, t.lower_, {t.i: match_case(inverse[t.lower_], t.text)}))
         elif (t.lower_,) in multi and t.dep_ == "prep":
@@ -193,8 +192,7 @@ def temporal_sequence(doc, ctx=None) -> Made:
     if head is None or not any(c.i < token.i for c in kids(head, "nsubj", "nsubjpass")):
         raise Refuse("temporal.no_sequence_adverb")
     single_clause(doc)
-    tied = any(m.start != token.i for m in matches(doc, "temporal.sequence_tied")) or _relations(doc)
-    if tied or kids(head, "advcl"):
+    if _relations(doc) or kids(head, "advcl") or starts(doc, "temporal.sequence_tied") - {token.i}:
         raise Refuse("temporal.sequence_tied")  # If ..., then; When X came, Y then left: earlier contradicts it
     for rid in ("temporal.sequence_state", "temporal.sequence_response"):
         if rooted(doc, rid, head):
