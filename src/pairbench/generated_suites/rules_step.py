@@ -100,8 +100,7 @@ def _value(text: str) -> float:
 
 def _word_before(doc, number) -> str:
     """The word before a number, past currency signs, articles and bounds ("more than $17")."""
-    than = {t.i for m in matches(doc, "numerical.several_numbers") for t in m}  # its pattern: more than
-    skipped = {t.i for t in doc if t.lower_ in words("before_number")} | than
+    skipped = {t.i for t in doc if t.lower_ in words("before_number") or inside(doc, "numerical.several_numbers", t)}
     return next((doc[j].lower_ for j in reversed(range(number.i)) if j not in skipped), "")
 
 
