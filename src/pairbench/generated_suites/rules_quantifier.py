@@ -1,5 +1,4 @@
-"""The quantifier rules: a quantity word exchanged (lexicon ``quantifiers_*``) on a determiner or partitive, by
-position, alone, as a person or in a caption's with phrase; refusals: id -> test tables and their records' patterns."""
+"""The quantifier rules: a quantity word exchanged by its lexicon table (``quantifiers_*``) where nothing refuses it."""
 
 from __future__ import annotations
 
@@ -15,17 +14,14 @@ def _refuse_quantifier(doc, token, noun=None, unnegated=False) -> None:
     noun = (_of_object(token) or token.head) if noun is None else noun  # a lot of people, much of the year
     low, head, prev = token.lower_, token.head, doc[token.i - 1].lower_ if token.i > 0 else ""
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
-    # time nouns: "every night", "all day" are adverbials of frequency or duration, not quantities
     months = {m for m in words("month_words") if len(m) > 3 or m == "may"}
-    times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months
-    # bare plurals joined: "no real explosives or harmful devices" ("no" over them, by "or", quantifies all), "many of
-    # her ideas and projects" (a partitive's of-object; not "and the budget")
+    times = words("vague_time_nouns") | words("time_nouns") | words("weekdays") | months  # every night, all day
+    # bare plurals joined, all quantified: "no real explosives or harmful devices", "many of her ideas and projects"
     bare = [all(t.tag_ == "NNS" and not kids(t, "det", "poss") for t in kids(x, "conj")) for x in (head, noun)]
     shared = low == "no" and {c.lower_ for c in kids(head, "cc")} == {"or"} and bare[0]
     shared = shared or _of_object(token) == noun and bare[1]
     others = [t for t in doc[token.i + 1 :] if t.lower_ in ("other", "others", "rest", "few", "many", "most")]
-    # "a feature of most stations": of after a plain noun (``quantifier.modified``'s pattern), on a plural
-    of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")
+    of_noun = head.tag_ == "NNS" and token.i in ends(doc, "quantifier.modified")  # "a feature of most stations"
     hopes = [set(getLemma(a.lower_, "VERB")) & words("wishing_verbs") for a in token.ancestors if a.pos_ == "VERB"]
     results = roots(doc, "quantifier.result_clause")  # so lucrative that many ...
     tests = {  # id -> whether it holds, in order
@@ -85,25 +81,9 @@ def _of_object(token):
     return next(iter(kids(prep, "pobj")), None) if prep is not None else None
 
 
-def _partitive(token):
-    """The table of a partitive quantifier ("most of the students", "none of them"), or None."""
-    if (obj := _of_object(token)) is None:
-        return None
-    dets = [c for c in kids(obj, "det", "poss") if c.lower_ not in ("a", "an")]
-    definite = obj.lower_ in ("them", "us", "these", "those") or bool(dets)
-    if not definite or token.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
-        return None
-    if token.lower_ == "each" and token.dep_ not in ("nsubj", "nsubjpass"):
-        return None  # "a fine on each of the counts" -> "on none of the counts" reads wrong
-    if obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns"):
-        return table("quantifiers_partitive_mass")  # "most of the harvest" -> "little of the harvest", no "few of"
-    return table("quantifiers_partitive")
-
-
 def _quantifier_table(token):
     low, tag = token.lower_, token.head.tag_
-    # "one or both boys", "some or all", "any and every": a range, not one quantity; not a clause's subject ("The roof
-    # leaked, and most of the books were ruined")
+    # "one or both boys", "any and every": a range, not one quantity; not "The roof leaked, and most of the books ..."
     first = token.doc[token.i - 2] if token.i > 1 else token
     phrase = token if token.dep_ in ("nsubj", "nsubjpass") else token.head  # the quantified noun phrase
     ranged = first.like_num or first.lower_ == "any" or first.lower_ in words("quantifiers_exchanged")
@@ -111,12 +91,17 @@ def _quantifier_table(token):
     if token.i > 0 and token.doc[token.i - 1].lower_ in ("or", "and") and ranged:
         return None
     if token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj") and low in table("quantifiers_partitive"):
-        # "Many believe ...", "praised by many": alone (``quantifier.bare``'s pattern, or the agent last), with no
-        # determiner, modifier or of of its own (of whom)
+        # "Many believe ...", "praised by many": alone (``quantifier.bare``'s pattern, or the last agent), unmodified
         last_agent = token.i + 1 == len(token.doc) and token.dep_ == "pobj" and token.head.dep_ == "agent"
         alone = last_agent or token.i in roots(token.doc, "quantifier.bare")
         alone = alone and not any(c.dep_ in ("det", "amod", "advmod") or c.lower_ == "of" for c in token.children)
-        return _partitive(token) or (table("quantifiers_bare") if low in table("quantifiers_bare") and alone else None)
+        obj = _of_object(token)  # a partitive: "most of the students", "none of them"; not "on each of the counts"
+        if obj is not None and not (low == "each" and token.dep_ not in ("nsubj", "nsubjpass")):  # -> "on none of"
+            dets = [c for c in kids(obj, "det", "poss") if c.lower_ not in ("a", "an")]  # "little of the harvest"
+            if dets or obj.lower_ in ("them", "us", "these", "those"):
+                mass = obj.tag_ == "NN" and obj.lemma_.lower() not in words("collective_nouns")
+                return table("quantifiers_partitive_mass" if mass else "quantifiers_partitive")
+        return table("quantifiers_bare") if low in table("quantifiers_bare") and alone else None
     if token.dep_ == "predet" and low == "all" and tag == "NNS" and token.head.dep_ in ("nsubj", "nsubjpass"):
         nxt = token.doc[token.i + 1]
         return {"all": "some of"} if nxt.lower_ in ("the", "these", "those") and nxt.head == token.head else None
@@ -178,8 +163,7 @@ def quantifier(doc, ctx=None) -> Made:
         if low == "no" and new == "every" and token.head.lower_ == "one" and token.head.i == token.i + 1:
             edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
         return Made(rebuild(doc, edits), "quantifier:bare" if bare else f"quantifier:{low}_to_{new.split()[0]}")
-    # "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": an indefinite person (lexicon
-    # quantifiers_indefinite) subject of the main verb, read as someone and exchanged like it
+    # "A person is cutting mushrooms" -> "Nobody is cutting mushrooms": a main subject of quantifiers_indefinite
     persons = table("quantifiers_indefinite")
     found = [m for m in dep_matches(doc, "quantifier.a_person_to_nobody") if f"{m[2].lower_} {m[1].lower_}" in persons]
     if not found:
@@ -227,8 +211,7 @@ def _pronoun_refusal(doc, first, last, new) -> None:
 def quantifier_positional(doc, ctx=None) -> Made:
     """The sentence's one quantifier, its plural noun found by position, a finite verb after it."""
     positional = table("quantifiers_positional")
-    others = ("every", "each", "no", "none", "any", "both", "other", "others", "rest")
-    found = [t for t in doc if t.lower_ in positional or t.lower_ in others]
+    found = [t for t in doc if t.lower_ in positional or t.lower_ in words("quantifiers_positional_barred")]
     if len(found) != 1 or found[0].lower_ not in positional:
         raise Refuse("quantifier.positional_none")
     token = found[0]

@@ -1,5 +1,4 @@
-"""The numerical fallback ``numerical:small_step``: the sentence's only (or first untied) number raised by a small
-step in the same form (three -> four, 116 -> 117, 9,000 -> 9,100), never past its noun's bound."""
+"""The numerical fallbacks: a number raised by a small step in its form (three -> four, 9,000 -> 9,100), one -> two."""
 
 from __future__ import annotations
 
@@ -20,6 +19,8 @@ from pairbench.generated_suites.rules_lexical import (
 )
 
 _INTEGER = re.compile(r"^[1-9]\d{0,2}(,\d{3})*$|^[1-9]\d{3}$")
+_DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
+_GLUED = re.compile(r"^(\d{1,3}(?:\.\d{1,2})?)(bn|m)$")  # an amount with its scale: 4.1bn, 300m
 
 
 def small_step(text: str) -> str | None:
@@ -37,17 +38,13 @@ def small_step(text: str) -> str | None:
     return f"{new:,}" if "," in text else str(new)
 
 
-_DECIMAL = re.compile(r"^(\d{1,3})\.(\d{1,2})$")
-
-
 def decimal_step(text: str) -> str | None:
     """A decimal raised by one unit of its last digit, its integer part as long (2.38 -> 2.39; not 9.9), or None."""
     if (match := _DECIMAL.match(text)) is None:
         return None
-    places = len(match.group(2))
-    new = f"{int(match.group(1) + match.group(2)) + 1:0{places + 1}d}"
-    whole, frac = new[:-places], new[-places:]
-    return f"{whole}.{frac}" if len(whole) == len(match.group(1)) else None
+    digits, places = "".join(match.groups()), len(match.group(2))
+    new = str(int(digits) + 1).zfill(places + 1)
+    return f"{new[:-places]}.{new[-places:]}" if len(new) == len(digits) else None
 
 
 def stepped(doc, token) -> str | None:
@@ -64,9 +61,6 @@ def stepped(doc, token) -> str | None:
         return decimal_step(token.text)
     amount = token.i > 0 and doc[token.i - 1].text in words("currency_signs") or nxt in words("amount_after")
     return small_step(token.text) or (decimal_step(token.text) if amount else None)
-
-
-_GLUED = re.compile(r"^(\d{1,3}(?:\.\d{1,2})?)(bn|m)$")
 
 
 def _glued_amount(token) -> bool:
@@ -88,13 +82,11 @@ def _calendar_day(token) -> bool:
 
 def _tied(doc, token) -> bool:
     """A word that ties a count to others; not "each other", "each nurse cares for six patients", "five other men"."""
-    pairs = table("reciprocals")
-    free = {i for t in doc[:-1] if pairs.get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
+    free = {i for t in doc[:-1] if table("reciprocals").get(t.lower_) == doc[t.i + 1].lower_ for i in (t.i, t.i + 1)}
     free |= {t.i for m in matches(doc, "numerical.tied_count") for t in m}  # its pattern: the second half (of a match)
     free |= roots(doc, "numerical.tied_count")  # its dep_pattern: thousands of commuters
     if token.dep_ == "nummod" and token.head.pos_ == "NOUN":
-        counted = token.head.lemma_.lower()
-        free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != counted}
+        free |= {t.i for t in doc if t.dep_ in ("det", "predet") and t.head.lemma_.lower() != token.head.lemma_.lower()}
         free |= {t.i for t in doc if t.dep_ == "amod" and kids(t.head, "nummod") and t.head.i != token.head.i}
     # the count itself ("Dozens killed", "hundreds of workers"), its scale ("two dozen")
     free |= {t.i for t in doc[token.i : token.i + 2] if t.i == token.i or t.lower_ in words("scale_words")}
@@ -108,8 +100,7 @@ def _value(text: str) -> float:
 
 def _word_before(doc, number) -> str:
     """The word before a number, past currency signs, articles and bounds ("more than $17")."""
-    than = {t.i for m in matches(doc, "numerical.several_numbers") for t in m}  # its pattern: more than
-    skipped = {t.i for t in doc if t.lower_ in words("before_number")} | than
+    skipped = {t.i for t in doc if t.lower_ in words("before_number") or inside(doc, "numerical.several_numbers", t)}
     return next((doc[j].lower_ for j in reversed(range(number.i)) if j not in skipped), "")
 
 
@@ -130,10 +121,8 @@ def numerical_step(doc, ctx=None) -> Made:
     tied = any(w in words("number_links") or w == "," and a == "," or gap <= 2 for w, a, gap in links)
     if others and _word_before(doc, token) in ("from", "between") or tied:
         raise Refuse("numerical.several_numbers")
-    # in a Title-Case headline only digits before what they count ("Gunmen Kill 11 Foreign Tourists") are read, after
-    # a verb, a preposition or nothing, never after a name ("Apollo 11"); and amounts of money ("Bets $250 Million")
+    # a Title-Case headline's digits counting after a verb or preposition ("Kill 11 Tourists", not "Apollo 11") or money
     prev = doc[token.i - 1] if token.i > 0 else None
-    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     read = token.text[:1].isdigit() and token.head.i >= token.i and (prev is None or prev.pos_ in ("VERB", "ADP"))
     money = prev is not None and prev.text in words("currency_signs")
     if title_case(doc) and not (money or read):
@@ -164,7 +153,7 @@ def numerical_step(doc, ctx=None) -> Made:
         raise Refuse(why)
     if _tied(doc, token):
         raise Refuse("numerical.tied_count")
-    bound = table("step_unit_bounds").get(nxt.lower_ if nxt is not None else "")
+    bound = table("step_unit_bounds").get(doc[token.i + 1 : token.i + 2].text.lower())
     if bound is not None and (not new[0].isdigit() or float(new.replace(",", "")) > bound):
         raise Refuse("numerical.out_of_bounds")
     counted = count_bound(token)  # a count already past it counts more than one event (1,200 runs this season)
@@ -186,8 +175,7 @@ def numerical_one(doc, ctx=None) -> Made:
     numbers = [n for n in numbers_in(doc) if not _calendar_day(n)]
     if not numbers:
         raise Refuse("numerical.no_number")
-    token = numbers[0]
-    noun = token.head
+    token, noun = numbers[0], numbers[0].head
     counted = token.i in roots(doc, "numerical.one_to_two")  # its dep_pattern: "one" counting a singular noun after it
     if len(numbers) > 1 or not counted or _plural(noun) is None:
         raise Refuse("numerical.counts_no_noun" if len(numbers) == 1 else "numerical.several_numbers")
@@ -223,8 +211,7 @@ def numerical_article(doc, ctx=None) -> Made:
         raise Refuse("numerical.article_subject_agreement")
     if verb.i in roots(doc, "numerical.article_subject_one_user"):  # its dep_pattern: drives a car, with an axe
         raise Refuse("numerical.article_subject_one_user")
-    plural = _plural(noun)
-    if plural is None or table("noun_bounds").get(plural, 2) < 2:
+    if (plural := _plural(noun)) is None or table("noun_bounds").get(plural, 2) < 2:
         raise Refuse("numerical.step_passes_noun_bound")
     edit = {article.i: match_case("two", article.text), noun.i: plural}
     if verb.dep_ != "acl":  # "is" -> "are", "plays" -> "play"

@@ -62,20 +62,18 @@ def plural(token) -> bool:
 
 def phrase(span, *, first: bool) -> str:
     """The argument's words; a leading determiner takes the case of its new position."""
-    pieces = [t.text_with_ws for t in span]
-    named = span[0].ent_type_ in words("named_types")  # "Thai political protests": a name keeps its capital
+    text, named = span.text, span[0].ent_type_ in words("named_types")  # "Thai political protests": a name's capital
     if span[0].tag_ == "DT" or span[0].pos_ != "PROPN" and not span[0].text.isupper() and not named:
-        pieces[0] = pieces[0][:1].lower() + pieces[0][1:]
-    text = "".join(pieces).rstrip()
+        text = text[:1].lower() + text[1:]
     return text[:1].upper() + text[1:] if first and span.doc.text[:1].isupper() else text
 
 
-# The refusals of the clause, before its arguments are read, in order: (id, test of ``s``: doc, root, verb, subj, obj)
+# The refusals of the clause, before its arguments are read, in order: (id, test of ``s``, a SimpleNamespace)
 _CLAUSE_REFUSALS = (
     ("entity_swap.symmetric_verb", lambda s: s.verb in words("symmetric_verbs")),
-    ("entity_swap.hyphenated_verb", lambda s: bool(matches(s.doc, "entity_swap.hyphenated_verb"))),  # its pattern
-    ("entity_swap.no_subject", lambda s: s.subj is None),
-    ("entity_swap.two_subjects", lambda s: _comma_subjects(s.root)),
+    ("entity_swap.hyphenated_verb", lambda s: bool(matches(s.root.doc, "entity_swap.hyphenated_verb"))),  # its pattern
+    ("entity_swap.no_subject", lambda s: not s.subjects),
+    ("entity_swap.two_subjects", lambda s: "," in [t.text for t in s.root.doc[s.subjects[0].i : s.subjects[-1].i]]),
     ("entity_swap.no_second_argument", lambda s: s.obj is None),
     ("entity_swap.time_object", lambda s: s.obj.ent_type_ in ("DATE", "TIME")),
     ("entity_swap.light_verb_idiom", lambda s: s.bare and s.obj.dep_ == "dobj" and s.verb in words("light_verbs")),
@@ -90,11 +88,12 @@ def entity_swap(doc, ctx=None) -> Made:
     plan = headline_plan(doc, root)  # "Abbas to lead X" -> "X to lead Abbas": an infinitive agrees with no one
     if plan is None:
         finite_verb(root)  # a finite main clause: headlines and fragments parse too loosely
-    subj = next(iter(kids(root, "nsubj", "nsubjpass")), None)
+    subjects = kids(root, "nsubj", "nsubjpass")  # two with a comma between: "Boeing, three airlines sign ..."
+    subj = next(iter(subjects), None)
     rule = "entity_swap:subject_object" if subj is None or subj.dep_ == "nsubj" else "entity_swap:passive_agent"
     seconds = [m[-1] for m in dep_matches(doc, rule.replace(":", "."))]  # its pattern: the object or by-agent
     obj = min(seconds, key=lambda t: t.i, default=None)
-    s = SimpleNamespace(doc=doc, root=root, verb=root.lemma_.lower(), subj=subj, obj=obj, bare=obj and _bare(obj))
+    s = SimpleNamespace(root=root, verb=root.lemma_.lower(), subjects=subjects, obj=obj, bare=obj and _bare(obj))
     for rid, test in _CLAUSE_REFUSALS:
         if test(s):
             raise Refuse(rid)
@@ -137,16 +136,9 @@ def entity_swap(doc, ctx=None) -> Made:
     return Made(out.strip(), rule)
 
 
-def _comma_subjects(root) -> bool:
-    """Two subjects of the verb with a comma between them ("Boeing, three airlines sign ...")."""
-    subjects = kids(root, "nsubj", "nsubjpass")
-    return len(subjects) > 1 and any(t.text == "," for t in root.doc[subjects[0].i : subjects[-1].i])
-
-
 def _second_verb_of_subject(root, obj) -> bool:
     """A verb after the object whose unstated subject the swap would make the object ("failed to take the city")."""
-    doc = root.doc
-    listed = headline(doc) and not kids(root, "cc")
+    doc, listed = root.doc, headline(root.doc) and not kids(root, "cc")
     for _, c, *pcomp in dep_matches(doc, "entity_swap.subject_of_second_verb"):  # its pattern: the verbs
         comma_joined = listed and c.dep_ == "conj" and doc[c.i - 1].text == ","  # a headline's list stays
         if c.i > obj.i and not comma_joined and not kids((pcomp or [c])[0], "nsubj", "nsubjpass", "expl", "csubj"):
@@ -168,9 +160,8 @@ def _agreement(root, a, b):
         raise Refuse("entity_swap.number_disagrees")
     if len(doc) > 12 or any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") or t.text in (",", ";") for t in doc):
         raise Refuse("entity_swap.agreement_beyond_caption")
-    for head in (a.root, b.root):
-        if plural(head) and not (head.lower_.endswith("s") or head.lower_ in words("irregular_plurals")):
-            raise Refuse("entity_swap.number_disagrees")
+    if any(plural(h) and h.lower_[-1] != "s" and h.lower_ not in words("irregular_plurals") for h in (a.root, b.root)):
+        raise Refuse("entity_swap.number_disagrees")
     if agrees_none:
         return None
     return (aux, table("auxiliary_agreement")[aux.lower_]) if aux is not None else (root, present)

@@ -1,10 +1,9 @@
-"""Temporal rules: a relation inverted (before <-> after, earlier <-> later, ahead of -> after) where the inverse
-cannot contradict the sentence; the fallbacks invert an opening, a headline's before and a sequence adverb."""
+"""Temporal rules: a relation inverted (before <-> after, ahead of -> after) where the inverse cannot contradict."""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from functools import lru_cache
-from typing import NamedTuple
 
 from pairbench.generated_suites.edits import (
     Made,
@@ -20,14 +19,8 @@ from pairbench.generated_suites.lexicon import table, words
 from pairbench.generated_suites.patterns import dep_matches, inside, matches, rooted, roots, starts
 from pairbench.generated_suites.rules_lexical import is_year
 
-
-class Relation(NamedTuple):
-    """``lead`` its first word, ``token`` the word taking its object ("of" of "ahead of"), ``sense``, ``edit``."""
-
-    lead: object
-    token: object
-    sense: str
-    edit: dict
+# ``lead`` its first word, ``token`` the word taking its object ("of" of "ahead of"), ``sense``, ``edit``
+Relation = namedtuple("Relation", "lead token sense edit")
 
 
 @lru_cache(maxsize=1)
@@ -44,8 +37,7 @@ def _time_words() -> frozenset[str]:
 
 def _before_after_refusal(doc, rel: Relation) -> str | None:
     """A before or after that is no relation of events, or whose inverse could contradict the sentence."""
-    token = rel.token
-    objects = kids(token, "pobj")
+    token, objects = rel.token, kids(rel.token, "pobj")
     if token.dep_ not in ("prep", "mark") or token.dep_ == "prep" and not kids(token, "pobj", "pcomp"):
         return "temporal.adverb"
     if matches(doc, "temporal.spatial_before") or rooted(doc, "temporal.spatial_before", token):
@@ -54,8 +46,7 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
     if any(o.ent_type_ in ("DATE", "TIME") or all(g.lower_ != "half" for g in o.children) for o in timed):
         return "temporal.time_object"
     head, results = _main_head(token), words("causal_heads") | words("temporal_results") | words("temporal_responses")
-    # the event of its object or clause (its verb, noun or -ing form); the main predicate: verb, the verb it
-    # completes, complements, object (stopped working, fell ill)
+    # the events of its object or clause; the main predicate: verb, the verb it completes, complements (fell ill)
     events = [token.head] if token.dep_ == "mark" else kids(token, "pobj", "pcomp")
     # an act on an object not the agent's own (killed two militants after..., froze the samples after collection)
     deps, routine = {c.dep_: c for c in head.children}, words("temporal_routine_events") | words("time_points")
@@ -141,8 +132,7 @@ def _date_refusal(doc, rel: Relation) -> str | None:
     skip = {t.i for t in doc[rel.lead.i - 1].subtree} if rel.lead.i - 1 in roots(doc, "temporal.modified") else set()
     token = rel.token
     within = {t.i for t in (token.head if token.dep_ == "mark" else token).subtree}  # its object or clause
-    # a date, time, year or day word (early and late as time words, never as adjectives)
-    dated = {t.i for t in doc if inside(doc, "temporal.date_beside", t)}
+    dated = {t.i for t in doc if inside(doc, "temporal.date_beside", t)}  # a date, time, year or day word
     times = [t for t in doc if t.i in dated - skip]
     outside = [t for t in times if t.i not in within]
     if any(is_year(t) for t in times) or any(t.lower_ in words("deictic_time") for t in outside):
@@ -151,15 +141,12 @@ def _date_refusal(doc, rel: Relation) -> str | None:
     tied = [m[-1] for m in dep_matches(doc, "temporal.date_tied_to_now") if len(m) == 1 or m[0].i in dated]
     if any(t.i in within and not (past and t.lower_ in ("yesterday", "last")) for t in tied):
         return "temporal.date_tied_to_now"
-    if outside and any(t.i in within for t in times):
-        return "temporal.date_beside"
-    return None
+    return "temporal.date_beside" if outside and any(t.i in within for t in times) else None
 
 
 def _relations(doc) -> list[Relation]:
     found, inverse, multi = [], table("temporal_relations"), phrases()
-    for t in doc:
-        nxt = doc[t.i + 1] if t.i + 1 < len(doc) else None
+    for t, nxt in zip(doc, [*doc[1:], None]):
         if t.lower_ in inverse:
             found.append(Relation(t, t, t.lower_, {t.i: match_case(inverse[t.lower_], t.text)}))
         elif (t.lower_,) in multi and t.dep_ == "prep":
@@ -205,8 +192,7 @@ def temporal_sequence(doc, ctx=None) -> Made:
     if head is None or not any(c.i < token.i for c in kids(head, "nsubj", "nsubjpass")):
         raise Refuse("temporal.no_sequence_adverb")
     single_clause(doc)
-    tied = any(m.start != token.i for m in matches(doc, "temporal.sequence_tied")) or _relations(doc)
-    if tied or kids(head, "advcl"):
+    if _relations(doc) or kids(head, "advcl") or starts(doc, "temporal.sequence_tied") - {token.i}:
         raise Refuse("temporal.sequence_tied")  # If ..., then; When X came, Y then left: earlier contradicts it
     for rid in ("temporal.sequence_state", "temporal.sequence_response"):
         if rooted(doc, rid, head):
@@ -222,13 +208,11 @@ def temporal_headline(doc, ctx=None) -> Made:
     """ "Officials Meet Ahead of March Deadline" -> "... After March Deadline": no result put before its cause."""
     if not title_case(doc):
         raise Refuse("temporal.not_headline")
-    marked = _time_words() | words("temporal_headline_marks")
-    plain = [t for t in doc if not t.is_punct]
+    plain, marked = [t for t in doc if not t.is_punct], _time_words() | words("temporal_headline_marks")
     timed = [i for i, t in enumerate(plain) if t.lower_ in marked]
-    lead = plain[timed[0]] if len(timed) == 1 else None
-    pair = plain[timed[0] : timed[0] + 2] if lead is not None else []
+    pair = plain[timed[0] : timed[0] + 2] if len(timed) == 1 else []
     size = 2 if tuple(t.lower_ for t in pair) in phrases() else 1
-    if lead is None or size == 1 and lead.lower_ != "before":
+    if not pair or size == 1 and pair[0].lower_ != "before":
         raise Refuse("temporal.headline_no_before")
     before, after = plain[: timed[0]], plain[timed[0] + size :]
     if len(before) < 2 or not after or before[-1].lower_ in words("temporal_modifiers"):
@@ -240,5 +224,5 @@ def temporal_headline(doc, ctx=None) -> Made:
     nowish = words("deictic_time") | {"next", "last"}
     if any(t.i in dated for t in before) or any(is_year(t) or t.lower_ in nowish for t in after):
         raise Refuse("temporal.date_beside")
-    edit = {lead.i: match_case("after", lead.text)} | ({pair[1].i: ""} if size == 2 else {})
+    edit = {pair[0].i: match_case("after", pair[0].text)} | ({pair[1].i: ""} if size == 2 else {})
     return Made(rebuild(doc, edit), "temporal:headline")
