@@ -33,7 +33,6 @@ def _lemmas(form: str) -> set[str]:
 
 
 def _op(old: list[str], new: list[str]) -> tuple:
-    """The token diff op (of ``_ops``) that puts ``new`` for ``old``."""
     return ("replace" if old and new else "insert" if new else "delete", old, new)
 
 
@@ -44,11 +43,8 @@ def _edits(key: str) -> list:
 
 def _one_word_widened(a: list[str], b: list[str], width: int):
     """Every way ``b`` is ``a`` with one token replaced by ``width`` tokens: (old token, new tokens)."""
-    if len(b) != len(a) + width - 1:
-        return
-    for k in range(len(a)):
-        if a[:k] == b[:k] and a[k + 1 :] == b[k + width :]:
-            yield a[k], b[k : k + width]
+    at = range(len(a)) if len(b) == len(a) + width - 1 else ()
+    return [(a[k], b[k : k + width]) for k in at if a[:k] == b[:k] and a[k + 1 :] == b[k + width :]]
 
 
 def _one_replace(a, b, allowed) -> bool:
@@ -165,11 +161,9 @@ def _unnamed(text: str, other: str) -> set[str]:
     found = _WORD.findall(text)
     if sum(w[:1].isupper() for w in found if w[:1].isalpha()) > 0.5 * max(1, sum(w[:1].isalpha() for w in found)):
         return set()  # a Title-Case headline: capitals tell nothing
-    out = {
-        w for run in _name_runs(text) if len(run) > 1 for w in run
-    }  # full names (Sam Katz), a first word before - or ,
+    out = {w for run in _name_runs(text) if len(run) > 1 for w in run}  # full names (Sam Katz)
     if len(found) > 1 and found[0][:1].isupper() and found[1] in ("-", ","):
-        out.add(found[0].lower())
+        out.add(found[0].lower())  # a first word before - or ,
     return out - words("not_names") - set(tokens(other)) - _named_alike(text, other)
 
 
@@ -186,10 +180,9 @@ def _named_alike(text: str, other: str) -> set[str]:
     subs = {t: [r[i:j] for r in rs for i in range(len(r)) for j in range(i + 2, len(r) + 1)] for t, rs in runs.items()}
     out = _acronyms(text) & {"".join(w[0] for w in sub) for sub in subs[other]}
     out |= {w for sub in subs[text] if "".join(x[0] for x in sub) in acronyms for w in sub}
-    for r in runs[text]:
-        out |= {r[0]} if len(r) == 2 and r[1] in own else set()  # a first name; a second word after one it has alone
-        out |= {r[1]} if len(r) == 2 and r[0] in own and r[0] not in words("not_names") else set()
-    return out
+    pairs = [r for r in runs[text] if len(r) == 2]  # a first name; a second word after one it has alone
+    out |= {r[0] for r in pairs if r[1] in own}
+    return out | {r[1] for r in pairs if r[0] in own and r[0] not in words("not_names")}
 
 
 def _acronyms(text: str) -> set[str]:

@@ -61,12 +61,9 @@ def _number_differs(da, dp) -> bool:
         return True
     if not (title_case(da) or title_case(dp)):  # a Title-Case headline's nouns read as names: number by the word
         return False
-    numbers = [{} for _ in (da, dp)]
-    for doc, found in zip((da, dp), numbers, strict=True):
-        for t in (t for t in doc if t.tag_ in ("NN", "NNS", "NNP", "NNPS") and t.is_alpha):
-            lemma = (getAllLemmas(t.lower_, upos="NOUN").get("NOUN") or (t.lower_,))[0]
-            found.setdefault(lemma, set()).add(lemma != t.lower_)
-    return any(numbers[1][lemma].isdisjoint(plural) for lemma, plural in numbers[0].items() if lemma in numbers[1])
+    nouns = ([t.lower_ for t in d if t.tag_.startswith("NN") and t.is_alpha] for d in (da, dp))
+    fa, fp = ({(m, m != w) for w in ws for m in (getAllLemmas(w, upos="NOUN").get("NOUN") or (w,))[:1]} for ws in nouns)
+    return bool({m for m, _ in fa} & {m for m, _ in fp} - {m for m, _ in fa & fp})  # a noun in no number both have
 
 
 def _degree_differs(doc, other) -> bool:

@@ -154,13 +154,12 @@ def near_miss(doc, ctx) -> Made:
         # no count past the bound of its noun (two players sent off: not 20), nor a total of 1,000 or more made larger
         old = amount(ent.text) or 0
         limits = (count_bound(ent[0]), old if old >= 1000 else None) if ent.label_ == "CARDINAL" else ()
-        limit = min((b for b in limits if b is not None), default=None)
         # not in the sentence already (nor the entity itself), nor the numerical rule's small step: categories apart
         pool = [t for t in candidates if t.lower() not in doc.text.lower() and t.lower() != step]
         pool = [t for t in pool if t not in words("historical_persons") and not same_thing(t, ent.text)]
         numeric = ent.label_ in _NUMERIC_TYPES
         pool = [t for t in pool if not numeric or same_number_form(ent.text, t) and modest_change(ent.text, t)]
-        pool = [t for t in pool if limit is None or (amount(t) or 0) <= limit]
+        pool = [t for t in pool if all((amount(t) or 0) <= b for b in limits if b is not None)]
         if not pool:
             continue
         at = int(ctx.rng.integers(len(pool)))
