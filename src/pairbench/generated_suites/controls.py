@@ -54,13 +54,12 @@ def _number_differs(da, dp) -> bool:
     """A noun (its pattern: not in a compound) singular in one sentence and plural in the other (the drums / drum)."""
     rid = "positive_control.noun_number"
     fa, fp = ({(d[i].lemma_.lower(), d[i].tag_, d[i].lower_) for i in starts(d, rid)} for d in (da, dp))
-    if any(  # the other sentence has the noun in the other number only
+    differs = any(  # the other sentence has the noun in the other number only
         all(g != tag for m, g, _ in fp if m == lemma) and any(m == lemma and x != text for m, _, x in fp)
         for lemma, tag, text in fa - fp
-    ):
-        return True
-    if not (title_case(da) or title_case(dp)):  # a Title-Case headline's nouns read as names: number by the word
-        return False
+    )
+    if differs or not (title_case(da) or title_case(dp)):  # a Title-Case headline's nouns read as names: by the word
+        return differs
     nouns = ([t.lower_ for t in d if t.tag_.startswith("NN") and t.is_alpha] for d in (da, dp))
     fa, fp = ({(m, m != w) for w in ws for m in (getAllLemmas(w, upos="NOUN").get("NOUN") or (w,))[:1]} for ws in nouns)
     return bool({m for m, _ in fa} & {m for m, _ in fp} - {m for m, _ in fa & fp})  # a noun in no number both have

@@ -45,8 +45,7 @@ def changed(a: str, b: str) -> tuple[int, str, str]:
     n = min(len(old), len(new))
     i = next((k for k in range(n) if old[k] != new[k]), n)  # the words alike at the start, then at the end
     j = next((k for k in range(n - i) if old[-1 - k] != new[-1 - k]), n - i)
-    start = len(" ".join(old[:i])) + (1 if i else 0)
-    return start, " ".join(old[i : len(old) - j]), " ".join(new[i : len(new) - j])
+    return len(" ".join(old[:i])) + (1 if i else 0), " ".join(old[i : len(old) - j]), " ".join(new[i : len(new) - j])
 
 
 def _at(doc, rid: str) -> set[int]:
@@ -93,10 +92,9 @@ def _hedging(doc, a, made, start, old, new, token):
 
 
 def _negation(doc, a, made, start, old, new, token):
-    word = old or (a[start:].split() or [""])[0]
     checks = (
         ("check.negation_coordinated_verbs", _coordinated_finite(doc, "check.negation_coordinated_verbs", token, made)),
-        ("check.negation_in_noun_phrase", "-" in new or "-" in word),
+        ("check.negation_in_noun_phrase", "-" in new or "-" in (old or (a[start:].split() or [""])[0])),
         ("negation.causative_participle", any(m[-1] == token for m in matches(doc, "negation.causative_participle"))),
         ("negation.result_clause", bool(matches(doc, "negation.result_clause"))),
     )  # "getting their clothes not cleaned": a causative's participle
@@ -133,7 +131,7 @@ def _quantifier(doc, a, made, start, old, new, token):
     return "check.quantifier_fixed_no" if fixed else None
 
 
-_PAIR_CHECKS = dict(
+_VETOES = dict(
     hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss, quantifier=_quantifier
 )
 
@@ -143,11 +141,11 @@ def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
     x, y = _IN_WORD.sub("", a), _IN_WORD.sub("", made.text)
     if any(x.count(q) != y.count(q) for q in "\"'“”‘’") or x[:1] != y[:1] and not (x[:1] + y[:1]).isalnum():
         return "check.quotes_moved"
-    if category not in _PAIR_CHECKS:
+    if category not in _VETOES:
         return None
     start, old, new = changed(a, made.text)  # the edit, and the token at its start
     token = next((t for t in doc if t.idx >= start), None)
-    return _PAIR_CHECKS[category](doc, a, made, start, old, new, token)
+    return _VETOES[category](doc, a, made, start, old, new, token)
 
 
 def _content(text: str, other: str) -> set[str]:
