@@ -161,7 +161,7 @@ def _unnamed(text: str, other: str) -> set[str]:
     out = {w for run in runs[text] if len(run) > 1 for w in run}  # full names (Sam Katz)
     if len(found) > 1 and found[0][:1].isupper() and found[1] in ("-", ","):
         out.add(found[0].lower())  # a first word before - or ,
-    # in another form: the stretches of two words or more of each run of names, by their initials (General Electric / GE)
+    # in another form: the stretches of two words or more of each run of names as initials (General Electric / GE)
     subs = {t: [r[i:j] for r in rs for i in range(len(r)) for j in range(i + 2, len(r) + 1)] for t, rs in runs.items()}
     alike = _acronyms(text) & {"".join(w[0] for w in sub) for sub in subs[other]}
     alike |= {w for sub in subs[text] if "".join(x[0] for x in sub) in acronyms for w in sub}
@@ -212,8 +212,7 @@ def _scaled(one, other) -> bool:
     return any(set(table("scale_strengths").get(w, ())) & set(other) - set(one) for w in set(one) - set(other))
 
 
-# (registry id, does (A, tokens of A, P, tokens of P) differ so?), tried in order: the first counts; negations
-# are counted ("does not pay" and "pays no" are both one)
+# (registry id, do (A, its tokens, P, its tokens) differ so?), in order; negations counted ("does not pay" = "pays no")
 _CONTROL_CHECKS = (
     ("positive_control.differ_number", _same(_numbers)),
     ("positive_control.differ_negation", _same(lambda ts: sum(t in table("control_negations") for t in ts))),

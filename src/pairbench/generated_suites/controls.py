@@ -33,7 +33,6 @@ def _unmatched(doc, other) -> list:
 
 
 def _either_way(differs):
-    """``differs(doc, other)`` tried on the anchor and the paraphrase, then the other way round."""
     return lambda da, dp: differs(da, dp) or differs(dp, da)
 
 

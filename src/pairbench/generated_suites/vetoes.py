@@ -101,7 +101,7 @@ def _negation(doc, a, made, start, old, new, token):
     return next((rid for rid, found in checks if found), None)
 
 
-def _entity_swap(doc, *_):
+def _swap(doc, *_):
     swaps = ("check.swap_two_objects", "check.swap_light_verb_idiom", "check.swap_pronoun")  # at a tie, the first
     found = [(i, k, rid) for k, rid in enumerate(swaps) for i in _at(doc, rid)]  # by the token each pattern starts at
     named = {n.lemma_ for n in doc if n.pos_ == "NOUN"}  # the verb's event named again: visited ... the first visit
@@ -131,9 +131,7 @@ def _quantifier(doc, a, made, start, old, new, token):
     return "check.quantifier_fixed_no" if fixed else None
 
 
-_VETOES = dict(
-    hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss, quantifier=_quantifier
-)
+_VETOES = dict(hedging=_hedging, negation=_negation, entity_swap=_swap, near_miss=_near_miss, quantifier=_quantifier)
 
 
 def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
