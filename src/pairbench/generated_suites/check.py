@@ -115,10 +115,9 @@ def check_pair(rule: str, a: str, b: str) -> bool:
         return False
     if category in ("negation", "hedging"):
         return (_negation if category == "negation" else _hedging)(ta, tb, variant)
-    if category == "numerical" and variant == "small_step":  # "one-year" -> "two-year": a noun's measure
-        return _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x), x == "one" and "two")) or any(
-            new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3)
-        )  # "thousands" -> "tens of thousands"
+    if category == "numerical" and variant == "small_step":  # "one-year" -> "two-year", thousands -> tens of thousands
+        one = _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x), x == "one" and "two"))
+        return one or any(new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3))
     if category == "numerical" and variant in ("one_to_two", "article_to_two"):  # "one soldier" -> "two soldiers"
         changed = [(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else []
         firsts, lengths = ({"a", "an"}, (2, 3)) if variant == "article_to_two" else ({"one"}, (2,))
