@@ -95,6 +95,7 @@ def _entity_refusal(doc, ent) -> str | None:
     places, kinds = [e for e in others if e.label_ in ("GPE", "LOC", "NORP", "FAC")], {e.label_ for e in others}
     counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # no date or time counts
     counts -= sum(t.like_num for t in ent[1:])  # nor a number inside the entity after its first token
+    several = counts > 1 if ent.label_ in ("MONEY", "PERCENT") else not named and (len(ent), counts) != (1, 1)
     checks = (  # a registry pattern (the word before: after_article ... describing_noun), or as said
         ("near_miss.named_twice", doc.text.count(ent.text) > 1),
         ("near_miss.after_article", before in starts(doc, "near_miss.after_article")),
@@ -112,13 +113,10 @@ def _entity_refusal(doc, ent) -> str | None:
         ("near_miss.place_beside_name", ent.label_ in ("GPE", "NORP") and others),
         ("near_miss.name_of_same_kind", named and (ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds)),
         ("near_miss.glued_entity", ent.end - 1 in starts(doc, "near_miss.glued_entity")),  # glued to what follows
-        ("numerical.several_numbers", ent.label_ in ("MONEY", "PERCENT") and counts > 1),
+        ("numerical.several_numbers", several),
     )
-    if (why := next((rid for rid, found in checks if found), None)) is not None or ent.label_ != "CARDINAL":
-        return why
-    if len(ent) != 1 or counts != 1:
-        return "numerical.several_numbers"
-    why = number_refusal(doc, ent[0])
+    why = next((rid for rid, found in checks if found), None)
+    why = why or (number_refusal(doc, ent[0]) if ent.label_ == "CARDINAL" else None)
     return None if why in _TEN_TIMES else why
 
 
