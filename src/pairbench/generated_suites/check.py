@@ -33,7 +33,6 @@ def _lemmas(form: str) -> set[str]:
 
 
 def _op(old: list[str], new: list[str]) -> tuple:
-    """The token diff op (of ``_ops``) that puts ``new`` for ``old``."""
     return ("replace" if old and new else "insert" if new else "delete", old, new)
 
 
@@ -44,11 +43,8 @@ def _edits(key: str) -> list:
 
 def _one_word_widened(a: list[str], b: list[str], width: int):
     """Every way ``b`` is ``a`` with one token replaced by ``width`` tokens: (old token, new tokens)."""
-    if len(b) != len(a) + width - 1:
-        return
-    for k in range(len(a)):
-        if a[:k] == b[:k] and a[k + 1 :] == b[k + width :]:
-            yield a[k], b[k : k + width]
+    at = range(len(a)) if len(b) == len(a) + width - 1 else ()
+    return [(a[k], b[k : k + width]) for k in at if a[:k] == b[:k] and a[k + 1 :] == b[k + width :]]
 
 
 def _one_replace(a, b, allowed) -> bool:
@@ -83,18 +79,17 @@ def _negation(a, b, variant) -> bool:
 def _hedging(a, b, variant) -> bool:
     ops = _ops(a, b)
     if variant == "add_may_negated":  # "does not" -> "might not"
-        for k in range(len(a) - 1):
-            if a[:k] != b[:k] or a[k + 1] != "not" or b[k : k + 2] != ["might", "not"]:
-                continue
-            if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
-                return True
-            if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in {"be", "have"} & _lemmas(a[k]):
-                return True  # "is not" -> "might not be"
-            if a[k] in ("was", "were") and b[k + 2 : k + 4] == ["have", "been"] and a[k + 2 :] == b[k + 4 :]:
-                return True  # "was not" -> "might not have been"
-            if a[k] == "did" and b[k + 2] == "have" and a[k + 3 :] == b[k + 4 :] and len(b) == len(a) + 1:
-                return bool(_lemmas(a[k + 2]) & _lemmas(b[k + 3]))  # "did not go" -> "might not have gone"
-        return False
+        k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))  # the first word changed
+        if k >= len(a) - 1 or a[k + 1] != "not" or b[k : k + 2] != ["might", "not"]:
+            return False
+        if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
+            return True
+        if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in {"be", "have"} & _lemmas(a[k]):
+            return True  # "is not" -> "might not be"
+        if a[k] in ("was", "were") and b[k + 2 : k + 4] == ["have", "been"] and a[k + 2 :] == b[k + 4 :]:
+            return True  # "was not" -> "might not have been"
+        did = a[k] == "did" and b[k + 2] == "have" and a[k + 3 :] == b[k + 4 :] and len(b) == len(a) + 1
+        return did and bool(_lemmas(a[k + 2]) & _lemmas(b[k + 3]))  # "did not go" -> "might not have gone"
     if f"hedging:{variant}" in table("rule_edits"):
         return ops in _edits(f"hedging:{variant}")
     if variant == "add_may_progressive":  # "A man slices" -> "A man may be slicing"
@@ -118,21 +113,17 @@ def check_pair(rule: str, a: str, b: str) -> bool:
     ta, tb = tokens(a), tokens(b)
     if ta == tb:
         return False
-    if category == "negation":
-        return _negation(ta, tb, variant)
-    if category == "hedging":
-        return _hedging(ta, tb, variant)
-    if category == "numerical" and variant == "small_step":  # "one-year" -> "two-year": a noun's measure
-        return _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x), x == "one" and "two")) or any(
-            new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3)
-        )  # "thousands" -> "tens of thousands"
+    if category in ("negation", "hedging"):
+        return (_negation if category == "negation" else _hedging)(ta, tb, variant)
+    if category == "numerical" and variant == "small_step":  # "one-year" -> "two-year", thousands -> tens of thousands
+        one = _one_replace(ta, tb, lambda x, y: y in (small_step(x), decimal_step(x), x == "one" and "two"))
+        return one or any(new == (small_step(old) or "").split() for old, new in _one_word_widened(ta, tb, 3))
     if category == "numerical" and variant in ("one_to_two", "article_to_two"):  # "one soldier" -> "two soldiers"
-        subject = variant == "article_to_two"  # "a woman is" -> "two women are"
         changed = [(x, y) for x, y in zip(ta, tb) if x != y] if len(ta) == len(tb) else []
-        firsts = {("a", "two"), ("an", "two")} if subject else {("one", "two")}
-        if len(changed) not in ((2, 3) if subject else (2,)) or changed[0] not in firsts:
+        firsts, lengths = ({"a", "an"}, (2, 3)) if variant == "article_to_two" else ({"one"}, (2,))
+        if len(changed) not in lengths or changed[0] not in {(w, "two") for w in firsts}:
             return False
-        (noun, plural), agreeing = changed[1], changed[2:]  # its noun plural, a subject's verb agreeing
+        (noun, plural), agreeing = changed[1], changed[2:]  # the noun's plural; "a woman is" -> "two women are"
         agreed = all(old == "is" and new == "are" or new in _lemmas(old) - {old} for old, new in agreeing)
         return (noun in _lemmas(plural) - {plural} or (noun, plural) == ("person", "people")) and agreed
     if category == "numerical":
@@ -161,35 +152,27 @@ def check_pair(rule: str, a: str, b: str) -> bool:
 
 
 def _unnamed(text: str, other: str) -> set[str]:
-    """The names of ``text`` (lower-cased; none in Title Case) that ``other`` writes in no form (``_named_alike``)."""
+    """The names of ``text`` (lower-cased; none in Title Case) that ``other`` writes in no form (GE, Rudd alone)."""
     found = _WORD.findall(text)
     if sum(w[:1].isupper() for w in found if w[:1].isalpha()) > 0.5 * max(1, sum(w[:1].isalpha() for w in found)):
         return set()  # a Title-Case headline: capitals tell nothing
-    out = {
-        w for run in _name_runs(text) if len(run) > 1 for w in run
-    }  # full names (Sam Katz), a first word before - or ,
+    own, acronyms, runs = set(tokens(other)), _acronyms(other), {t: _name_runs(t) for t in (text, other)}
+    out = {w for run in runs[text] if len(run) > 1 for w in run}  # full names (Sam Katz)
     if len(found) > 1 and found[0][:1].isupper() and found[1] in ("-", ","):
-        out.add(found[0].lower())
-    return out - words("not_names") - set(tokens(other)) - _named_alike(text, other)
+        out.add(found[0].lower())  # a first word before - or ,
+    # in another form: the stretches of two words or more of each run of names as initials (General Electric / GE)
+    subs = {t: [r[i:j] for r in rs for i in range(len(r)) for j in range(i + 2, len(r) + 1)] for t, rs in runs.items()}
+    alike = _acronyms(text) & {"".join(w[0] for w in sub) for sub in subs[other]}
+    alike |= {w for sub in subs[text] if "".join(x[0] for x in sub) in acronyms for w in sub}
+    pairs = [r for r in runs[text] if len(r) == 2]  # a first name; a second word after one it has alone (Kevin Rudd)
+    alike |= {r[0] for r in pairs if r[1] in own} | {r[1] for r in pairs if r[0] in own - words("not_names")}
+    return out - words("not_names") - own - alike
 
 
 def _name_runs(text: str) -> list[list[str]]:
     """The runs of capitalised words of ``text``, lower-cased (General Electric, Kevin Rudd)."""
     runs = itertools.groupby(_WORD.findall(text), key=lambda w: w[:1].isupper() and w.isalpha())
     return [[w.lower() for w in run] for named, run in runs if named]
-
-
-def _named_alike(text: str, other: str) -> set[str]:
-    """The name words of ``text`` that ``other`` writes in another form (General Electric / GE, Kevin Rudd / Rudd)."""
-    own, acronyms, runs = tokens(other), _acronyms(other), {t: _name_runs(t) for t in (text, other)}
-    # the stretches of two words or more of each run of names, by their initials
-    subs = {t: [r[i:j] for r in rs for i in range(len(r)) for j in range(i + 2, len(r) + 1)] for t, rs in runs.items()}
-    out = _acronyms(text) & {"".join(w[0] for w in sub) for sub in subs[other]}
-    out |= {w for sub in subs[text] if "".join(x[0] for x in sub) in acronyms for w in sub}
-    for r in runs[text]:
-        out |= {r[0]} if len(r) == 2 and r[1] in own else set()  # a first name; a second word after one it has alone
-        out |= {r[1]} if len(r) == 2 and r[0] in own and r[0] not in words("not_names") else set()
-    return out
 
 
 def _acronyms(text: str) -> set[str]:
@@ -228,8 +211,7 @@ def _scaled(one, other) -> bool:
     return any(set(table("scale_strengths").get(w, ())) & set(other) - set(one) for w in set(one) - set(other))
 
 
-# (registry id, does (A, tokens of A, P, tokens of P) differ so?), tried in order: the first counts; negations
-# are counted ("does not pay" and "pays no" are both one)
+# (registry id, do (A, its tokens, P, its tokens) differ so?), in order; negations counted ("does not pay" = "pays no")
 _CONTROL_CHECKS = (
     ("positive_control.differ_number", _same(_numbers)),
     ("positive_control.differ_negation", _same(lambda ts: sum(t in table("control_negations") for t in ts))),

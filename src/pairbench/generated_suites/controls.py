@@ -33,7 +33,6 @@ def _unmatched(doc, other) -> list:
 
 
 def _either_way(differs):
-    """``differs(doc, other)`` tried on the anchor and the paraphrase, then the other way round."""
     return lambda da, dp: differs(da, dp) or differs(dp, da)
 
 
@@ -54,19 +53,15 @@ def _number_differs(da, dp) -> bool:
     """A noun (its pattern: not in a compound) singular in one sentence and plural in the other (the drums / drum)."""
     rid = "positive_control.noun_number"
     fa, fp = ({(d[i].lemma_.lower(), d[i].tag_, d[i].lower_) for i in starts(d, rid)} for d in (da, dp))
-    if any(  # the other sentence has the noun in the other number only
+    differs = any(  # the other sentence has the noun in the other number only
         all(g != tag for m, g, _ in fp if m == lemma) and any(m == lemma and x != text for m, _, x in fp)
         for lemma, tag, text in fa - fp
-    ):
-        return True
-    if not (title_case(da) or title_case(dp)):  # a Title-Case headline's nouns read as names: number by the word
-        return False
-    numbers = [{} for _ in (da, dp)]
-    for doc, found in zip((da, dp), numbers, strict=True):
-        for t in (t for t in doc if t.tag_ in ("NN", "NNS", "NNP", "NNPS") and t.is_alpha):
-            lemma = (getAllLemmas(t.lower_, upos="NOUN").get("NOUN") or (t.lower_,))[0]
-            found.setdefault(lemma, set()).add(lemma != t.lower_)
-    return any(numbers[1][lemma].isdisjoint(plural) for lemma, plural in numbers[0].items() if lemma in numbers[1])
+    )
+    if differs or not (title_case(da) or title_case(dp)):  # a Title-Case headline's nouns read as names: by the word
+        return differs
+    nouns = ([t.lower_ for t in d if t.tag_.startswith("NN") and t.is_alpha] for d in (da, dp))
+    fa, fp = ({(m, m != w) for w in ws for m in (getAllLemmas(w, upos="NOUN").get("NOUN") or (w,))[:1]} for ws in nouns)
+    return bool({m for m, _ in fa} & {m for m, _ in fp} - {m for m, _ in fa & fp})  # a noun in no number both have
 
 
 def _degree_differs(doc, other) -> bool:

@@ -47,8 +47,7 @@ def _unit(doc, token) -> str:
 
 def count_bound(token) -> int | None:
     """The natural bound of the noun a number counts (11 players, 50 states; ``event_bounds`` by context), or None."""
-    rid = "numerical.x10_passes_noun_bound"
-    noun = next((m[-1].lower_ for m in rooted(token.doc, rid, token)), "")  # 5 workers, dozens of states
+    noun = next((m[-1].lower_ for m in rooted(token.doc, "numerical.x10_passes_noun_bound", token)), "")
     bound = table("noun_bounds").get(noun) or table("event_bounds").get(noun)
     context = {t.lemma_.lower() for t in token.doc} if isinstance(bound, dict) else ()
     return next((b for w, b in bound.items() if w in context), None) if context else bound
@@ -73,12 +72,10 @@ def number_refusal(doc, token) -> str | None:
         return "numerical.counts_no_noun"
     if scale and nxt.lower_ in words("large_scales") or value * 10 >= 10000:
         return "numerical.large_total"
-    bound = count_bound(token)
-    if bound is not None and value * 10 > bound:
-        return "numerical.x10_passes_noun_bound"
-    bound = table("bounded_units").get(_unit(doc, token))
-    if bound is not None and value * 10 > bound:
-        return "numerical.out_of_bounds"
+    bounds = (count_bound(token), table("bounded_units").get(_unit(doc, token)))  # of the noun counted, of the unit
+    for rid, bound in zip(("numerical.x10_passes_noun_bound", "numerical.out_of_bounds"), bounds):
+        if bound is not None and value * 10 > bound:
+            return rid
     return "numerical.pair" if value == 2 and matches(doc, "numerical.pair") else None  # each other, between, both
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from pairbench.generated_suites.edits import Made, Refuse
@@ -13,7 +14,7 @@ from pairbench.generated_suites.rules_step import small_step
 
 ENTITY_TYPES = ("PERSON", "GPE", "ORG", "NORP", "CARDINAL", "MONEY", "PERCENT")
 _NUMERIC_TYPES = ("CARDINAL", "MONEY", "PERCENT")
-# ten times a count is refused by numerical; a near miss stays within ``modest_change`` and ``_too_large`` instead
+# ten times a count is refused by numerical; a near miss stays within ``modest_change`` and its noun's bound instead
 _TEN_TIMES = ("numerical.large_total", "numerical.x10_passes_noun_bound")
 
 
@@ -40,15 +41,13 @@ def fine_type(ent, company_texts) -> str | None:
 def entity_inventory(docs) -> dict[str, list[str]]:
     """The near_miss pool per fine type (``person:2:m``: by pronoun gender): entities of one label in 2+ anchors."""
     docs = list(docs)
-    labels: dict[str, set] = {}
-    for e in (e for doc in docs for e in doc.ents):
-        labels.setdefault(e.text, set()).add(e.label_)
+    labels = Counter(text for text, _ in {(e.text, e.label_) for doc in docs for e in doc.ents})  # labels per text
     orgs = ((doc, e) for doc in docs for e in doc.ents if e.label_ == "ORG")  # its pattern: "Sony Corp.", a company
     company_texts = {e.text for doc, e in orgs if e.end in starts(doc, "near_miss.org")}
     counts: Counter = Counter()
     genders: dict[str, set] = {}
     for doc in docs:
-        ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES and well_formed(e) and len(labels[e.text]) == 1]
+        ents = [e for e in doc.ents if e.label_ in ENTITY_TYPES and well_formed(e) and labels[e.text] == 1]
         found = {(kind, e.text) for e in ents if (kind := fine_type(e, company_texts)) is not None}
         counts.update(found)  # counted once per anchor
         pronouns = {table("pronoun_gender").get(t.lower_) for t in doc} & {"m", "f"}  # the anchor's pronoun gender
@@ -70,12 +69,9 @@ def same_number_form(old: str, new: str) -> bool:
 
 def amount(text: str) -> float | None:
     """The value of a number or amount as written ("$2.81", "4.7 million", "twelve"), or None."""
-    value, scale = None, 1.0
-    for word in text.replace("$", " ").replace("%", " ").split():
-        v = number_value(word)
-        value = float(v) if v is not None and value is None else value
-        scale *= table("scale_values").get(word.lower(), 1.0)
-    return None if value is None else value * scale
+    found = text.replace("$", " ").replace("%", " ").split()
+    value = next((float(v) for w in found if (v := number_value(w)) is not None), None)
+    return None if value is None else value * math.prod(table("scale_values").get(w.lower(), 1.0) for w in found)
 
 
 def modest_change(old: str, new: str) -> bool:
@@ -86,11 +82,9 @@ def modest_change(old: str, new: str) -> bool:
 
 def _entity_refusal(doc, ent) -> str | None:
     """Why this entity may not change: its neighbours, or the rest of the sentence tied to it (chipmaker Intel)."""
-    prev = doc[ent.start - 1] if ent.start > 0 else None
-    nxt = doc[ent.end] if ent.end < len(doc) else None
-    capital_before = prev is not None and prev.text[:1].isupper() and prev.is_alpha and prev.whitespace_
-    capital_after = nxt is not None and (nxt.text[:1].isupper() or nxt.like_num and ent.label_ not in _NUMERIC_TYPES)
     named, head, before = ent.label_ not in _NUMERIC_TYPES, ent.root.head, ent.start - 1
+    capital_before = ent.start and doc[before].text[:1].isupper() and doc[before].is_alpha and doc[before].whitespace_
+    capital_after = ent.end < len(doc) and (doc[ent.end].text[:1].isupper() or doc[ent.end].like_num and named)
     ahead = head.i >= ent.end  # the entity modifies a word after it
     modifier = ent.root.dep_ == "compound" or ent.root.dep_ in ("nmod", "amod") and ahead
     org_modifier = ent.label_ == "ORG" and ent.root.dep_ in ("compound", "poss", "nmod", "amod") and ahead
@@ -101,6 +95,7 @@ def _entity_refusal(doc, ent) -> str | None:
     places, kinds = [e for e in others if e.label_ in ("GPE", "LOC", "NORP", "FAC")], {e.label_ for e in others}
     counts = len([t for t in numbers_in(doc) if t.ent_type_ not in ("DATE", "TIME")])  # no date or time counts
     counts -= sum(t.like_num for t in ent[1:])  # nor a number inside the entity after its first token
+    several = counts > 1 if ent.label_ in ("MONEY", "PERCENT") else not named and (len(ent), counts) != (1, 1)
     checks = (  # a registry pattern (the word before: after_article ... describing_noun), or as said
         ("near_miss.named_twice", doc.text.count(ent.text) > 1),
         ("near_miss.after_article", before in starts(doc, "near_miss.after_article")),
@@ -118,13 +113,10 @@ def _entity_refusal(doc, ent) -> str | None:
         ("near_miss.place_beside_name", ent.label_ in ("GPE", "NORP") and others),
         ("near_miss.name_of_same_kind", named and (ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds)),
         ("near_miss.glued_entity", ent.end - 1 in starts(doc, "near_miss.glued_entity")),  # glued to what follows
-        ("numerical.several_numbers", ent.label_ in ("MONEY", "PERCENT") and counts > 1),
+        ("numerical.several_numbers", several),
     )
-    if (why := next((rid for rid, found in checks if found), None)) is not None or ent.label_ != "CARDINAL":
-        return why
-    if len(ent) != 1 or counts != 1:
-        return "numerical.several_numbers"
-    why = number_refusal(doc, ent[0])
+    why = next((rid for rid, found in checks if found), None)
+    why = why or (number_refusal(doc, ent[0]) if ent.label_ == "CARDINAL" else None)
     return None if why in _TEN_TIMES else why
 
 
@@ -154,13 +146,12 @@ def near_miss(doc, ctx) -> Made:
         # no count past the bound of its noun (two players sent off: not 20), nor a total of 1,000 or more made larger
         old = amount(ent.text) or 0
         limits = (count_bound(ent[0]), old if old >= 1000 else None) if ent.label_ == "CARDINAL" else ()
-        limit = min((b for b in limits if b is not None), default=None)
         # not in the sentence already (nor the entity itself), nor the numerical rule's small step: categories apart
         pool = [t for t in candidates if t.lower() not in doc.text.lower() and t.lower() != step]
         pool = [t for t in pool if t not in words("historical_persons") and not same_thing(t, ent.text)]
         numeric = ent.label_ in _NUMERIC_TYPES
         pool = [t for t in pool if not numeric or same_number_form(ent.text, t) and modest_change(ent.text, t)]
-        pool = [t for t in pool if limit is None or (amount(t) or 0) <= limit]
+        pool = [t for t in pool if all((amount(t) or 0) <= b for b in limits if b is not None)]
         if not pool:
             continue
         at = int(ctx.rng.integers(len(pool)))

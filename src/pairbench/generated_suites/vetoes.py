@@ -45,12 +45,7 @@ def changed(a: str, b: str) -> tuple[int, str, str]:
     n = min(len(old), len(new))
     i = next((k for k in range(n) if old[k] != new[k]), n)  # the words alike at the start, then at the end
     j = next((k for k in range(n - i) if old[-1 - k] != new[-1 - k]), n - i)
-    start = len(" ".join(old[:i])) + (1 if i else 0)
-    return start, " ".join(old[i : len(old) - j]), " ".join(new[i : len(new) - j])
-
-
-def _token_at(doc, offset: int):
-    return next((t for t in doc if t.idx >= offset), None)
+    return len(" ".join(old[:i])) + (1 if i else 0), " ".join(old[i : len(old) - j]), " ".join(new[i : len(new) - j])
 
 
 def _at(doc, rid: str) -> set[int]:
@@ -74,8 +69,7 @@ def _coordinated_finite(doc, rid: str, verb, made) -> bool:
     return False
 
 
-def _hedging(doc, a, made):
-    start, _, _ = changed(a, made.text)
+def _hedging(doc, a, made, start, old, new, token):
     verb = next((t for t in doc if t.idx >= start and t.pos_ in ("VERB", "AUX")), None)
     if verb is not None and verb.dep_ in ("aux", "auxpass") and verb.head.i > verb.i:
         verb = verb.head  # "has learned" -> "may have learned": the verb, not its auxiliary; a copula stays
@@ -97,20 +91,17 @@ def _hedging(doc, a, made):
     return next((rid for rid, found in checks if found), None)
 
 
-def _negation(doc, a, made):
-    start, old, new = changed(a, made.text)
-    token = _token_at(doc, start)
-    word = old or (a[start:].split() or [""])[0]
+def _negation(doc, a, made, start, old, new, token):
     checks = (
         ("check.negation_coordinated_verbs", _coordinated_finite(doc, "check.negation_coordinated_verbs", token, made)),
-        ("check.negation_in_noun_phrase", "-" in new or "-" in word),
+        ("check.negation_in_noun_phrase", "-" in new or "-" in (old or (a[start:].split() or [""])[0])),
         ("negation.causative_participle", any(m[-1] == token for m in matches(doc, "negation.causative_participle"))),
         ("negation.result_clause", bool(matches(doc, "negation.result_clause"))),
     )  # "getting their clothes not cleaned": a causative's participle
     return next((rid for rid, found in checks if found), None)
 
 
-def _entity_swap(doc, a, made):
+def _swap(doc, *_):
     swaps = ("check.swap_two_objects", "check.swap_light_verb_idiom", "check.swap_pronoun")  # at a tie, the first
     found = [(i, k, rid) for k, rid in enumerate(swaps) for i in _at(doc, rid)]  # by the token each pattern starts at
     named = {n.lemma_ for n in doc if n.pos_ == "NOUN"}  # the verb's event named again: visited ... the first visit
@@ -118,19 +109,16 @@ def _entity_swap(doc, a, made):
     return min(found + [(i, 3, "check.swap_event_named_again") for i in again], default=(0, 0, None))[2]
 
 
-def _near_miss(doc, a, made):
-    start, old, new = changed(a, made.text)
-    token = _token_at(doc, start)
+def _near_miss(doc, a, made, start, old, new, token):
     if not made.rule.endswith((":gpe", ":norp")) or token is None:
         return None
     after, new = token.i + len(old.split()), new.lower()
-    article = article_changes(old, new, doc[token.i - 1].lower_ if token.i else "")
     adjective, power = new in words("adjective_countries"), new.strip(",.;:") in words("world_powers")
     checks = (  # a registry pattern (at the word after the place, or anywhere), or as said
         ("check.near_miss_state_noun", after in _at(doc, "check.near_miss_state_noun")),
         ("check.near_miss_country_adjective", adjective and after in _at(doc, "check.near_miss_country_adjective")),
         ("check.near_miss_person_nationality", _at(doc, "check.near_miss_person_nationality")),
-        ("check.near_miss_place_article", article),
+        ("check.near_miss_place_article", article_changes(old, new, doc[token.i - 1].lower_ if token.i else "")),
         ("check.near_miss_superlative", _at(doc, "check.near_miss_superlative")),
         ("check.near_miss_natural_event", made.rule.endswith(":gpe") and _at(doc, "check.near_miss_natural_event")),
         ("check.near_miss_world_power", power and _at(doc, "check.near_miss_world_power")),
@@ -138,11 +126,12 @@ def _near_miss(doc, a, made):
     return next((rid for rid, found in checks if found), None)
 
 
-def _quantifier(doc, a, made):
-    start, old, _ = changed(a, made.text)
-    token = _token_at(doc, start)
+def _quantifier(doc, a, made, start, old, new, token):
     fixed = old.lower() == "no" and token is not None and token.i in _at(doc, "check.quantifier_fixed_no")
     return "check.quantifier_fixed_no" if fixed else None
+
+
+_VETOES = dict(hedging=_hedging, negation=_negation, entity_swap=_swap, near_miss=_near_miss, quantifier=_quantifier)
 
 
 def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
@@ -150,10 +139,11 @@ def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
     x, y = _IN_WORD.sub("", a), _IN_WORD.sub("", made.text)
     if any(x.count(q) != y.count(q) for q in "\"'“”‘’") or x[:1] != y[:1] and not (x[:1] + y[:1]).isalnum():
         return "check.quotes_moved"
-    check = dict(
-        hedging=_hedging, negation=_negation, entity_swap=_entity_swap, near_miss=_near_miss, quantifier=_quantifier
-    ).get(category)
-    return check(doc, a, made) if check else None
+    if category not in _VETOES:
+        return None
+    start, old, new = changed(a, made.text)  # the edit, and the token at its start
+    token = next((t for t in doc if t.idx >= start), None)
+    return _VETOES[category](doc, a, made, start, old, new, token)
 
 
 def _content(text: str, other: str) -> set[str]:
@@ -180,8 +170,7 @@ def _sentences(text: str) -> int:
 
 
 def _kind(text: str) -> str:
-    end = text.rstrip().rstrip("\"')]")
-    return end[-1:] if end[-1:] in ("?", "!") else "."
+    return {"?": "?", "!": "!"}.get(text.rstrip().rstrip("\"')]")[-1:], ".")
 
 
 def lost_word(text: str) -> bool:
@@ -212,11 +201,10 @@ def _disagrees(doc) -> bool:
     subj = next((c for c in kids(root, "nsubj", "nsubjpass") if c.i < verb.i), None)
     if subj is None or subj.ent_type_ or subj.conjuncts or headline(doc) and not doc.text.islower():
         return False
-    if subject_read_as_verb(subj, verb):
-        return False  # "The service stores logs": the parse disagrees, not the sentence
     near = doc[verb.i - 1]  # "the forces in europe treaty limits": the parse is in doubt
     free = subj.lemma_.lower() in words("agreement_free_nouns") or near.tag_ in ("NN", "NNS") and near.tag_ != subj.tag_
-    marked = bool(kids(subj, "det", "nummod", "amod", "poss"))  # not "Squyres is"
+    # not "Squyres is"; not "The service stores logs", where the parse disagrees, not the sentence
+    marked = bool(kids(subj, "det", "nummod", "amod", "poss")) and not subject_read_as_verb(subj, verb)
     return marked and not free and (verb.tag_, subj.tag_) in {("VBZ", "NNS"), ("VBZ", "NNPS"), ("VBP", "NN")}
 
 
