@@ -90,8 +90,7 @@ def _headline_missed_present(doc) -> Made | None:
     """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun (not "Iran talks in Geneva")."""
     if not headline(doc) or matches(doc, "negation.headline_do_support"):
         return None
-    found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
-    found = [t for t in found if _headline_verb(doc, t)]
+    found = [t for t in doc[1:-1] if t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ") and _headline_verb(doc, t)]
     bases = [verb_bases(t.lower_, "VBZ")[0] for t in found]
     if len(found) != 1 or bases[0] in saying("claim") | {"be", "have", "do", "die"}:
         return None

@@ -32,8 +32,7 @@ def verb_bases(word: str, tag: str) -> list[str]:
 def verb_base(token) -> str:
     if token.pos_ not in ("VERB", "AUX"):
         raise Refuse("negation.verb_lemma_unknown")
-    lemmas = getLemma(token.lower_, upos=token.pos_) or getLemma(token.lower_, upos="VERB")
-    lemma = lemmas[0] if lemmas else token.lemma_.lower()
+    lemma = [*getLemma(token.lower_, upos=token.pos_), *getLemma(token.lower_, upos="VERB"), token.lemma_.lower()][0]
     if not lemma.isalpha() or (token.pos_ == "VERB" and "VERB" not in getAllLemmas(token.lower_)):
         raise Refuse("negation.verb_lemma_unknown")  # "part ways" parsed with "ways" as the verb
     return lemma
@@ -47,8 +46,7 @@ def adjective_fragment(doc, root, finite) -> bool:
         return True
     subject = next(iter(kids(root, "nsubj")), None)
     described = subject is not None and subject.tag_ == "NNS" and bool(kids(subject, "relcl"))  # "Workers who slept"
-    # "Men who robbed a bank handed jail terms": a passive (a verb whose passive takes an object)
-    described = described and verb_base(root) not in words("ditransitive_verbs") | words("object_passives")
+    described = described and verb_base(root) not in words("object_verbs")  # "Men who robbed a bank handed jail terms"
     if subject is not None and (subject.tag_ == "PRP" or kids(subject, "det")) or described:
         return False  # "The man spread butter.": a clause, its subject a noun phrase of its own
     obj = next(iter(kids(root, "dobj")), None)
@@ -208,8 +206,7 @@ def _past_clause(doc, root) -> bool:
         return bool(named)
     agents = named + [c for c in kids(root, "nsubj") if root.dep_ == "ccomp" or c.tag_ in ("NNS", "PRP")]  # or reported
     names = any(g.dep_ == "compound" and g.pos_ == "PROPN" for a in agents if a.tag_ == "NNS" for g in a.children)
-    passive = words("ditransitive_verbs") | words("object_passives")  # a verb whose passive takes an object
-    return bool(agents) and not names and bool(kids(root, "dobj")) and verb_base(root) not in passive
+    return bool(agents) and not names and bool(kids(root, "dobj")) and verb_base(root) not in words("object_verbs")
 
 
 def verb_forms(verb, tag: str = "VBN") -> set[str]:

@@ -66,7 +66,7 @@ def hedging(doc, ctx=None) -> Made:
         return _hedge_negated(doc, root, finite, negs)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
         raise Refuse(why)
-    base = verb_base(finite) if finite.i != root.i else verb_base(root)
+    base = verb_base(finite)
     coordinated = [c for c in kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
     if coordinated and not _shared_hedge(doc, root, finite, coordinated):
         raise Refuse("hedging.coordinated_verbs")
@@ -89,17 +89,15 @@ def hedging(doc, ctx=None) -> Made:
         bare = subject is not None and subject.tag_ == "NNS" and not kids(subject, "det", "poss")
         if root.dep_ == "ccomp" and root.head.i > root.i and bare:
             raise Refuse("hedging.finding_reported_after")
-        new = f"may have {inflect(base, 'VBN')}"  # "X dies" reports a past event: "X may have died"
-    elif finite.tag_ in ("VBZ", "VBP"):  # "may" on an act reads as leave ("The children may sit"): "might"
-        new = f"{'may' if no_progressive(base) or base in words('stative_verbs') else 'might'} {base}"
-    elif adjective_fragment(doc, root, finite):
-        if reduced_passive(doc, root) and base in words("reported_participles"):
+    elif adjective_fragment(doc, root, finite):  # a past form, never VBZ or VBP
+        if not reduced_passive(doc, root):
+            raise Refuse("negation.past_tense_headline")
+        if base in words("reported_participles"):
             raise Refuse("hedging.reported_participle")
-        if reduced_passive(doc, root):  # "Former president arrested" -> "... may have been arrested"
-            return Made(rebuild(doc, {root.i: f"may have been {root.text}"}), "hedging:add_may_passive")
-        raise Refuse("negation.past_tense_headline")
-    else:  # past: may have + participle
-        new = f"may have {inflect(base, 'VBN')}"
+        return Made(rebuild(doc, {root.i: f"may have been {root.text}"}), "hedging:add_may_passive")  # "... arrested"
+    new = f"may have {inflect(base, 'VBN')}"  # a past, or a headline's present: "X dies" -> "X may have died"
+    if finite.tag_ in ("VBZ", "VBP") and not present_headline:  # "may" on an act reads as leave: "might"
+        new = f"{'may' if no_progressive(base) or base in words('stative_verbs') else 'might'} {base}"
     return Made(rebuild(doc, {finite.i: new}), f"hedging:add_{new.split()[0]}{'_coordinated' * bool(coordinated)}")
 
 
