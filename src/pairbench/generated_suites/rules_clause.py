@@ -119,8 +119,7 @@ def negation(doc, ctx=None) -> Made:
         raise Refuse(why)
     if plan is not None:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
-    fragment = bare or adjective_fragment(doc, root, finite)
-    if not negs and fragment and not _past_clause(doc, root):
+    if (bare or adjective_fragment(doc, root, finite)) and not negs and not _past_clause(doc, root):
         nums = [t for t in kids(root, "nsubj", "nsubjpass") if t.like_num and {c.dep_ for c in t.children} <= {"punct"}]
         if reduced_passive(doc, root) and (nums or root.i > 0 and doc[root.i - 1].like_num):  # "Two reported dead"
             raise Refuse("negation.bare_count_participle")
