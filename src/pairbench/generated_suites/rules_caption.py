@@ -82,10 +82,6 @@ def _missed_present(doc) -> Made | None:
     return Made(rebuild(doc, {i: f"{'do' if plural else 'does'} not {bases[0]}"}), "negation:caption_do_support")
 
 
-_HEADLINE_SUBJECT_TAGS = {"DT", "CD", "JJ", "NN", "NNP", "HYPH", "POS"}
-_HEADLINE_OBJECT_TAGS = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}
-
-
 def _headline_missed_present(doc) -> Made | None:
     """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun (not "Iran talks in Geneva")."""
     if not headline(doc) or matches(doc, "negation.headline_do_support"):
@@ -128,13 +124,14 @@ def _headline_verb(doc, verb) -> bool:
     name = last.text[:1].isupper() and (last.tag_ == "NNP" or last.tag_ == "JJ" and "ADJ" not in lemmas)
     name &= last.text not in words("nationalities") | words("peoples")  # "Syrian rebels skeptical": an adjective
     plain = last.tag_ == "NN" and last.is_lower and last.lower_ not in lemmas.get("VERB", ())
-    if not (name or plain) or any(t.tag_ not in _HEADLINE_SUBJECT_TAGS for t in doc[: verb.i]):
+    if not (name or plain) or any(t.tag_ not in ("DT", "CD", "JJ", "NN", "NNP", "HYPH", "POS") for t in doc[: verb.i]):
         return False
     first = after[0]
     opens = first.tag_ in ("DT", "PRP$", "CD") or first.text[:1].isupper()  # "Snowden thanks Russia"
-    word = first.tag_ in _HEADLINE_OBJECT_TAGS - {"IN", "CC", "HYPH", "POS"}
+    objects = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}  # tags
+    word = first.tag_ in objects - {"IN", "CC", "HYPH", "POS"}
     opens |= word and "VERB" not in getAllLemmas(first.lower_)
-    if not opens or any(t.tag_ not in _HEADLINE_OBJECT_TAGS for t in after):  # "Bailout terms prompt run": a verb
+    if not opens or any(t.tag_ not in objects for t in after):  # "Bailout terms prompt run": a verb
         return False
     head = next((t for t in after if t.tag_ not in ("JJ", "JJR", "JJS", "HYPH", "CD", "DT", "PRP$")), None)
     if head is None or head.tag_ not in ("NN", "NNS", "NNP", "NNPS"):

@@ -22,8 +22,7 @@ def _swap(doc, rid: str, swaps: dict, others: str, fresh: bool = False) -> Made 
 
 def _day_or_month(doc) -> Made | None:
     following = {**table("next_day"), **table("next_month")}  # a weekday or month -> the one it becomes
-    calendar = words("month_words") | words("weekdays")
-    named = [t for t in doc if t.lower_.rstrip(".") in calendar]
+    named = [t for t in doc if t.lower_.rstrip(".") in words("month_words") | words("weekdays")]
     if len(named) != 1 or named[0].text not in following or any(t.lower_ in words("relative_days") for t in doc):
         return None
     token = named[0]
