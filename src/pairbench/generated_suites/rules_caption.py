@@ -175,7 +175,6 @@ def entity_swap_caption(doc, ctx=None) -> Made:
         raise Refuse("entity_swap.number_disagrees")
     if {t.lower_ for t in subject if not t.is_stop} & {t.lower_ for t in thing if not t.is_stop}:
         raise Refuse("entity_swap.shared_word")
-    tokens = [t.text_with_ws for t in doc]
-    out = phrase(thing, first=True) + subject[-1].whitespace_ + "".join(tokens[subject.end : thing.start])
-    out += phrase(subject, first=False) + thing[-1].whitespace_ + "".join(tokens[thing.end :])
+    out = phrase(thing, first=True) + subject[-1].whitespace_ + doc[subject.end : thing.start].text_with_ws
+    out += phrase(subject, first=False) + thing[-1].whitespace_ + doc[thing.end :].text_with_ws
     return Made(out.strip(), "entity_swap:caption")

@@ -124,15 +124,11 @@ def _shared_hedge(doc, root, finite, coordinated) -> bool:
     """Verbs after "and" sharing the first's subject, auxiliary and form: "may have pleaded guilty and agreed"."""
     past = finite.i == root.i and root.tag_ == "VBD"
     auxiliary = finite.i != root.i and (root.tag_, finite.lemma_) in (("VBG", "be"), ("VBN", "have"), ("VB", "will"))
-    if not past and not auxiliary:
-        return False
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
-    for verb in coordinated:
-        if doc[verb.i - 1].lower_ != "and" or verb.tag_ != root.tag_ or kids(verb, *own):
-            return False
-        if past and inflect(verb_base(verb), "VBN") != verb.lower_:
-            return False  # "ran and swam": "may have ran" is no English
-    return True
+    joined = [v for v in coordinated if doc[v.i - 1].lower_ == "and" and v.tag_ == root.tag_ and not kids(v, *own)]
+    return (past or auxiliary) and all(  # "ran and swam": "may have ran" is no English
+        v in joined and (not past or inflect(verb_base(v), "VBN") == v.lower_) for v in coordinated
+    )
 
 
 _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id, test of doc d, root r, finite f)
