@@ -158,8 +158,7 @@ def negation(doc, ctx=None) -> Made:
         return Made(rebuild(doc, {root.i: _with_not(root)}), "negation:insert_not")
     if caption_state(doc, root, root):
         raise Refuse("negation.caption_past_state")
-    kept = words("hedge_adverbs") | words("adverbs_before_do")  # "reportedly did not", "then did not" read
-    if root.i - 1 in starts(doc, "negation.adverb_before_verb") and doc[root.i - 1].lower_ not in kept:
+    if root.i - 1 in starts(doc, "negation.adverb_before_verb"):  # its pattern: not "reportedly", "then"
         raise Refuse("negation.adverb_before_verb")
     do, shared = table("do_forms")[tag], _do_coordinated(doc, root)
     edits = {root.i: f"{do} not {verb_base(root)}", **some_to_any(root)}
@@ -256,9 +255,8 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     if any(t.lower_ in words("scope_quantifiers") for t in heads):
         return "negation.quantified_subject"
     bounds = [{m[0], m[-1]} for m in matches(doc, "negation.approximate_count_subject")]  # its pattern: as many as 30
-    dets = {"the", "these", "those"} | words("possessive_pronouns")
     for subj in subjects:  # "Two men are not fighting" denies the caption; "as many as 30 were not trapped" does not
-        definite = any(t.dep_ in ("det", "poss") and t.lower_ in dets for t in subj.subtree)
+        definite = any(t.dep_ in ("det", "poss") and t.lower_ in words("definite_determiners") for t in subj.subtree)
         if not definite and any(b <= set(subj.subtree) - clauses for b in bounds):  # not "who slept less than 6 hours"
             return "negation.approximate_count_subject"
         if subj.like_num and {c.dep_ for c in subj.children} <= {"punct"}:  # "Three die": a count of others denied?

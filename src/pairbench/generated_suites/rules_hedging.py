@@ -101,8 +101,7 @@ def hedging(doc, ctx=None) -> Made:
 
 def no_progressive(lemma: str) -> bool:
     """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
-    states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
-    return lemma in words("no_progressive_verbs") or lemma in states
+    return lemma in words("no_progressive_verbs") or lemma in words("stative_verbs") - words("progressive_statives")
 
 
 def caption_present(doc, root, finite, base) -> bool:
