@@ -83,10 +83,9 @@ def hedging(doc, ctx=None) -> Made:
     if present_headline:
         if base in saying("claim") | words("headline_disclosures") and not matches(doc, "hedging.reporting_headline"):
             raise Refuse("hedging.reporting_headline")  # "Police confirm ..."; not an act: "confirms Yellen as"
-        subject = next(iter(kids(root, "nsubj")), None)  # "Red grapes": what is said of a bare plural is general
-        bare = subject is not None and subject.tag_ == "NNS" and not kids(subject, "det", "poss")
+        bare = [s for s in kids(root, "nsubj")[:1] if s.tag_ == "NNS" and not kids(s, "det", "poss")]  # "Red grapes"
         if root.dep_ == "ccomp" and root.head.i > root.i and bare:
-            raise Refuse("hedging.finding_reported_after")
+            raise Refuse("hedging.finding_reported_after")  # what is said of a bare plural is general
     elif adjective_fragment(doc, root, finite):  # a past form, never VBZ or VBP
         if not reduced_passive(doc, root):
             raise Refuse("negation.past_tense_headline")
