@@ -129,8 +129,7 @@ def _headline_verb(doc, verb) -> bool:
     first = after[0]
     opens = first.tag_ in ("DT", "PRP$", "CD") or first.text[:1].isupper()  # "Snowden thanks Russia"
     objects = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}  # tags
-    word = first.tag_ in objects - {"IN", "CC", "HYPH", "POS"}
-    opens |= word and "VERB" not in getAllLemmas(first.lower_)
+    opens |= first.tag_ in objects - {"IN", "CC", "HYPH", "POS"} and "VERB" not in getAllLemmas(first.lower_)
     if not opens or any(t.tag_ not in objects for t in after):  # "Bailout terms prompt run": a verb
         return False
     head = next((t for t in after if t.tag_ not in ("JJ", "JJR", "JJS", "HYPH", "CD", "DT", "PRP$")), None)
