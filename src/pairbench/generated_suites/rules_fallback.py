@@ -37,7 +37,6 @@ def _day_or_month(doc) -> Made | None:
 def near_miss_attribute(doc, ctx=None) -> Made:
     """A colour, else a weekday or month, else the sex of the one person word changed within its class."""
     made = _swap(doc, "near_miss.colour", table("colour_swaps"), "other_colours", fresh=True) or _day_or_month(doc)
-    made = made or _swap(doc, "near_miss.person_sex", table("person_sex"), "sexed_words")
-    if made is None:
-        raise Refuse("near_miss.no_attribute")
-    return made
+    if made := made or _swap(doc, "near_miss.person_sex", table("person_sex"), "sexed_words"):
+        return made
+    raise Refuse("near_miss.no_attribute")

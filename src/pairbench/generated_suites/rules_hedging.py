@@ -105,8 +105,7 @@ def no_progressive(lemma: str) -> bool:
 
 def caption_present(doc, root, finite, base) -> bool:
     """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
-    habit = words("frequency_adverbs") | words("habit_words")  # a habit, or a longer sentence of prose
-    prose = any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18
+    prose = any(t.lower_ in words("habitual_words") or t.text in (",", ";", ":") for t in doc) or len(doc) > 18
     if finite.i != root.i or no_progressive(base) or kids(root, "acomp", "attr", "oprd") or prose:
         return False
     if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
