@@ -82,16 +82,11 @@ def _missed_present(doc) -> Made | None:
     return Made(rebuild(doc, {i: f"{'do' if plural else 'does'} not {bases[0]}"}), "negation:caption_do_support")
 
 
-_HEADLINE_SUBJECT_TAGS = {"DT", "CD", "JJ", "NN", "NNP", "HYPH", "POS"}
-_HEADLINE_OBJECT_TAGS = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}
-
-
 def _headline_missed_present(doc) -> Made | None:
     """ "Snowden thanks Russia for asylum" with "thanks" parsed a plural noun (not "Iran talks in Geneva")."""
     if not headline(doc) or matches(doc, "negation.headline_do_support"):
         return None
-    found = [t for t in doc[1:-1] if t.lower_.endswith("s") and t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ")]
-    found = [t for t in found if _headline_verb(doc, t)]
+    found = [t for t in doc[1:-1] if t.tag_ in ("NNS", "NN") and verb_bases(t.lower_, "VBZ") and _headline_verb(doc, t)]
     bases = [verb_bases(t.lower_, "VBZ")[0] for t in found]
     if len(found) != 1 or bases[0] in saying("claim") | {"be", "have", "do", "die"}:
         return None
@@ -129,13 +124,13 @@ def _headline_verb(doc, verb) -> bool:
     name = last.text[:1].isupper() and (last.tag_ == "NNP" or last.tag_ == "JJ" and "ADJ" not in lemmas)
     name &= last.text not in words("nationalities") | words("peoples")  # "Syrian rebels skeptical": an adjective
     plain = last.tag_ == "NN" and last.is_lower and last.lower_ not in lemmas.get("VERB", ())
-    if not (name or plain) or any(t.tag_ not in _HEADLINE_SUBJECT_TAGS for t in doc[: verb.i]):
+    if not (name or plain) or any(t.tag_ not in ("DT", "CD", "JJ", "NN", "NNP", "HYPH", "POS") for t in doc[: verb.i]):
         return False
     first = after[0]
     opens = first.tag_ in ("DT", "PRP$", "CD") or first.text[:1].isupper()  # "Snowden thanks Russia"
-    word = first.tag_ in _HEADLINE_OBJECT_TAGS - {"IN", "CC", "HYPH", "POS"}
-    opens |= word and "VERB" not in getAllLemmas(first.lower_)
-    if not opens or any(t.tag_ not in _HEADLINE_OBJECT_TAGS for t in after):  # "Bailout terms prompt run": a verb
+    objects = {"DT", "PRP$", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "POS", "IN", "CC"}  # tags
+    opens |= first.tag_ in objects - {"IN", "CC", "HYPH", "POS"} and "VERB" not in getAllLemmas(first.lower_)
+    if not opens or any(t.tag_ not in objects for t in after):  # "Bailout terms prompt run": a verb
         return False
     head = next((t for t in after if t.tag_ not in ("JJ", "JJR", "JJS", "HYPH", "CD", "DT", "PRP$")), None)
     if head is None or head.tag_ not in ("NN", "NNS", "NNP", "NNPS"):
@@ -179,7 +174,6 @@ def entity_swap_caption(doc, ctx=None) -> Made:
         raise Refuse("entity_swap.number_disagrees")
     if {t.lower_ for t in subject if not t.is_stop} & {t.lower_ for t in thing if not t.is_stop}:
         raise Refuse("entity_swap.shared_word")
-    tokens = [t.text_with_ws for t in doc]
-    out = phrase(thing, first=True) + subject[-1].whitespace_ + "".join(tokens[subject.end : thing.start])
-    out += phrase(subject, first=False) + thing[-1].whitespace_ + "".join(tokens[thing.end :])
+    out = phrase(thing, first=True) + subject[-1].whitespace_ + doc[subject.end : thing.start].text_with_ws
+    out += phrase(subject, first=False) + thing[-1].whitespace_ + doc[thing.end :].text_with_ws
     return Made(out.strip(), "entity_swap:caption")

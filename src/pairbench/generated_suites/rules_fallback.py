@@ -22,8 +22,7 @@ def _swap(doc, rid: str, swaps: dict, others: str, fresh: bool = False) -> Made 
 
 def _day_or_month(doc) -> Made | None:
     following = {**table("next_day"), **table("next_month")}  # a weekday or month -> the one it becomes
-    calendar = words("month_words") | words("weekdays")
-    named = [t for t in doc if t.lower_.rstrip(".") in calendar]
+    named = [t for t in doc if t.lower_.rstrip(".") in words("month_words") | words("weekdays")]
     if len(named) != 1 or named[0].text not in following or any(t.lower_ in words("relative_days") for t in doc):
         return None
     token = named[0]
@@ -38,7 +37,6 @@ def _day_or_month(doc) -> Made | None:
 def near_miss_attribute(doc, ctx=None) -> Made:
     """A colour, else a weekday or month, else the sex of the one person word changed within its class."""
     made = _swap(doc, "near_miss.colour", table("colour_swaps"), "other_colours", fresh=True) or _day_or_month(doc)
-    made = made or _swap(doc, "near_miss.person_sex", table("person_sex"), "sexed_words")
-    if made is None:
-        raise Refuse("near_miss.no_attribute")
-    return made
+    if made := made or _swap(doc, "near_miss.person_sex", table("person_sex"), "sexed_words"):
+        return made
+    raise Refuse("near_miss.no_attribute")

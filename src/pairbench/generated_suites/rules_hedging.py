@@ -48,9 +48,8 @@ def hedging(doc, ctx=None) -> Made:
     negs = kids(root, "neg")
     negated = negs or matches(doc, "hedging.negated_clause")  # its pattern: a negative word
     plan = headline_plan(doc, root)  # "Abbas to lead ..." -> "Abbas may lead ...", as "will" -> "may"
-    vowed = root.dep_ != "ROOT" and root.head.lemma_ != "say"  # "Hajj to go ahead, officials vow"
-    if plan is not None and not vowed and not negated:
-        return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")
+    if plan is not None and not negated and (root.dep_ == "ROOT" or root.head.lemma_ == "say"):
+        return Made(rebuild(doc, {plan.i: "may"}), "hedging:headline_plan")  # not "Hajj to go ahead, officials vow"
     finite, _ = finite_verb(root)
     speaker = next(iter(kids(root, "nsubj", "nsubjpass")), None)  # "We condemn it": the speaker's own act
     if speaker is not None and speaker.lower_ in ("i", "we"):
@@ -66,7 +65,7 @@ def hedging(doc, ctx=None) -> Made:
         return _hedge_negated(doc, root, finite, negs)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
         raise Refuse(why)
-    base = verb_base(finite) if finite.i != root.i else verb_base(root)
+    base = verb_base(finite)
     coordinated = [c for c in kids(root, "conj") if c.pos_ in ("VERB", "AUX")]
     if coordinated and not _shared_hedge(doc, root, finite, coordinated):
         raise Refuse("hedging.coordinated_verbs")
@@ -79,40 +78,34 @@ def hedging(doc, ctx=None) -> Made:
     if present_headline and (base in words("stative_verbs") or caption and no_progressive(base)):
         raise Refuse("hedging.stative_headline")
     # a caption's event hedged as it is seen ("may move" read as a forecast in the blind reading of 2026-11-24)
-    seen = not present_headline and finite.tag_ in ("VBZ", "VBP") and caption_present(doc, root, finite, base)
-    if caption or seen:  # "A man slices" -> "A man may be slicing"
+    if caption or not present_headline and finite.tag_ in ("VBZ", "VBP") and caption_present(doc, root, finite, base):
         return Made(rebuild(doc, {finite.i: f"may be {inflect(base, 'VBG')}"}), "hedging:add_may_progressive")
     if present_headline:
         if base in saying("claim") | words("headline_disclosures") and not matches(doc, "hedging.reporting_headline"):
             raise Refuse("hedging.reporting_headline")  # "Police confirm ..."; not an act: "confirms Yellen as"
-        subject = next(iter(kids(root, "nsubj")), None)  # "Red grapes": what is said of a bare plural is general
-        bare = subject is not None and subject.tag_ == "NNS" and not kids(subject, "det", "poss")
+        bare = [s for s in kids(root, "nsubj")[:1] if s.tag_ == "NNS" and not kids(s, "det", "poss")]  # "Red grapes"
         if root.dep_ == "ccomp" and root.head.i > root.i and bare:
-            raise Refuse("hedging.finding_reported_after")
-        new = f"may have {inflect(base, 'VBN')}"  # "X dies" reports a past event: "X may have died"
-    elif finite.tag_ in ("VBZ", "VBP"):  # "may" on an act reads as leave ("The children may sit"): "might"
-        new = f"{'may' if no_progressive(base) or base in words('stative_verbs') else 'might'} {base}"
-    elif adjective_fragment(doc, root, finite):
-        if reduced_passive(doc, root) and base in words("reported_participles"):
+            raise Refuse("hedging.finding_reported_after")  # what is said of a bare plural is general
+    elif adjective_fragment(doc, root, finite):  # a past form, never VBZ or VBP
+        if not reduced_passive(doc, root):
+            raise Refuse("negation.past_tense_headline")
+        if base in words("reported_participles"):
             raise Refuse("hedging.reported_participle")
-        if reduced_passive(doc, root):  # "Former president arrested" -> "... may have been arrested"
-            return Made(rebuild(doc, {root.i: f"may have been {root.text}"}), "hedging:add_may_passive")
-        raise Refuse("negation.past_tense_headline")
-    else:  # past: may have + participle
-        new = f"may have {inflect(base, 'VBN')}"
+        return Made(rebuild(doc, {root.i: f"may have been {root.text}"}), "hedging:add_may_passive")  # "... arrested"
+    new = f"may have {inflect(base, 'VBN')}"  # a past, or a headline's present: "X dies" -> "X may have died"
+    if finite.tag_ in ("VBZ", "VBP") and not present_headline:  # "may" on an act reads as leave: "might"
+        new = f"{'may' if no_progressive(base) or base in words('stative_verbs') else 'might'} {base}"
     return Made(rebuild(doc, {finite.i: new}), f"hedging:add_{new.split()[0]}{'_coordinated' * bool(coordinated)}")
 
 
 def no_progressive(lemma: str) -> bool:
     """A verb of state, which a caption's present keeps as "may" + base, never "may be ...ing"."""
-    states = words("stative_verbs") - {"hold", "face", "expect", "plan", "hope"}
-    return lemma in words("no_progressive_verbs") or lemma in states
+    return lemma in words("no_progressive_verbs") or lemma in words("stative_verbs") - words("progressive_statives")
 
 
 def caption_present(doc, root, finite, base) -> bool:
     """A caption's present: an event verb, no auxiliary or habit, its subject indefinite or counted ("A man")."""
-    habit = words("frequency_adverbs") | words("habit_words")  # a habit, or a longer sentence of prose
-    prose = any(t.lower_ in habit or t.text in (",", ";", ":") for t in doc) or len(doc) > 18
+    prose = any(t.lower_ in words("habitual_words") or t.text in (",", ";", ":") for t in doc) or len(doc) > 18
     if finite.i != root.i or no_progressive(base) or kids(root, "acomp", "attr", "oprd") or prose:
         return False
     if any(t.dep_ == "conj" and t.tag_ in ("VBZ", "VBP") for t in doc[root.i + 1 :]):
@@ -128,15 +121,11 @@ def _shared_hedge(doc, root, finite, coordinated) -> bool:
     """Verbs after "and" sharing the first's subject, auxiliary and form: "may have pleaded guilty and agreed"."""
     past = finite.i == root.i and root.tag_ == "VBD"
     auxiliary = finite.i != root.i and (root.tag_, finite.lemma_) in (("VBG", "be"), ("VBN", "have"), ("VB", "will"))
-    if not past and not auxiliary:
-        return False
     own = ("nsubj", "nsubjpass", "expl", "aux", "auxpass", "neg")
-    for verb in coordinated:
-        if doc[verb.i - 1].lower_ != "and" or verb.tag_ != root.tag_ or kids(verb, *own):
-            return False
-        if past and inflect(verb_base(verb), "VBN") != verb.lower_:
-            return False  # "ran and swam": "may have ran" is no English
-    return True
+    joined = [v for v in coordinated if doc[v.i - 1].lower_ == "and" and v.tag_ == root.tag_ and not kids(v, *own)]
+    return (past or auxiliary) and all(  # "ran and swam": "may have ran" is no English
+        v in joined and (not past or inflect(verb_base(v), "VBN") == v.lower_) for v in coordinated
+    )
 
 
 _FORM_CHECKS = (  # why may (have) cannot go on the claim's verb, in order: (id, test of doc d, root r, finite f)
