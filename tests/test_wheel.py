@@ -57,6 +57,9 @@ def test_wheel_ships_the_schemas_and_needs_no_checkout(installed, tmp_path):
     assert sorted(p.name for p in (site / "pairbench" / "schemas").iterdir()) == sorted(
         p.name for p in (REPO / "workflow" / "schemas").glob("*.yaml")
     )
+    for data in ("generated_suites/*.md", "generated_suites/registry/*.yaml", "generated_suites/lexicon/*.yaml"):
+        shipped = sorted(p.relative_to(site) for p in (site / "pairbench").glob(data))
+        assert shipped and shipped == sorted(p.relative_to(REPO / "src") for p in (REPO / "src/pairbench").glob(data))
     probe = (
         "import pairbench, json\n"
         "from pairbench.cross_encoder.config import complete_run\n"

@@ -64,7 +64,7 @@ def _example(raw, default: str, where: str, key: str) -> Example:
 
 
 def with_lexicon(value, where: str = "", key: str = ""):
-    """``value`` (a pattern) with each ``IN`` / ``NOT_IN`` of ``"@name"`` replaced by lexicon ``name``'s words, sorted."""
+    """``value`` (a pattern) with each ``IN`` / ``NOT_IN`` of ``"@name"`` as lexicon ``name``'s words, sorted."""
     if key in ("IN", "NOT_IN") and isinstance(value, str) and value.startswith("@"):
         try:
             return sorted(words(value[1:]))
