@@ -299,6 +299,17 @@ def test_a_pattern_named_same_as_another_records_is_that_pattern(tmp_path):
             "temporal.yaml: temporal.x: `pattern: {same_as: ...}` names ['temporal.y'], no record with a `pattern`",
         ),
         ("tenses.yaml", "[]\n", "tenses.yaml: no area 'tenses'; name the file after one of anchor, check"),
+        (  # the record's schema (workflow/schemas/generated_registry.schema.yaml), in the config's words
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusel, category: temporal, reason: r, refuse: [a]}\n",
+            "temporal.yaml: temporal.x: kind: 'refusel' is not one of ['rule', 'refusal'] "
+            "(workflow/schemas/generated_registry.schema.yaml)",
+        ),
+        (
+            "temporal.yaml",
+            "- {id: temporal.x, kind: refusal, category: temporal, reason: r, refuse: [a], paterns: []}\n",
+            "temporal.yaml: temporal.x: paterns: unknown key (misspelt?); the keys here are: id, kind, category",
+        ),
         (  # YAML keeps the last of two equal keys: the first list of examples would be lost untested
             "temporal.yaml",
             "- id: temporal.x\n  kind: refusal\n  category: temporal\n  reason: r\n  refuse: [a]\n  refuse: [b]\n",
@@ -337,6 +348,11 @@ def test_an_included_list_is_written_once_and_its_words_count():
         ({"a": "include: [b]\n", "b": "include: [a]\n"}, "a.yaml: `include` comes back to itself (a -> b -> a)"),
         ({"a": "include: [nothing]\n"}, "a.yaml: `include` names no lexicon file ['nothing']; fix the name"),
         ({"a": "include: b\n", "b": ""}, "a.yaml: `include` is a list of lexicon names, beside `words`"),
+        (
+            {"a": "incldue: [b]\n", "b": ""},
+            "a.yaml: incldue: unknown key (misspelt?); the keys here are: description, words, table, include "
+            "(workflow/schemas/generated_lexicon.schema.yaml)",
+        ),
     ],
 )
 def test_a_bad_include_is_named_in_one_line(tmp_path, monkeypatch, files, message):

@@ -16,11 +16,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import fnmatch
+import functools
 import re
 from pathlib import Path
 
 from pairbench.core.errors import ConfigError
-from pairbench.core.schemas import load_schema
+from pairbench.core.schemas import load_schema, schema_path
 
 # Keys renamed when every stage took the same vocabulary: old dotted path (``*`` matches one
 # key) -> what to write instead. See CHANGELOG.md.
@@ -195,6 +196,30 @@ def _pattern_in_words(error) -> str:
 
 def schema_problems(error, config_files=()) -> list[str]:
     """One line per problem of a jsonschema ``ValidationError``: file, line, key, what to do."""
+    return [str(key_error(config_files, keys, message)) for keys, message in _problems_in_words(error)]
+
+
+def first_schema_problem(instance, schema: str) -> str | None:
+    """``dotted.key: what is wrong`` for the first problem of ``instance`` against schema file ``schema``
+    (as ``schema_problems`` words it), or None: for data files other than the config (no file and line to name)."""
+    from jsonschema.exceptions import best_match
+
+    path = schema_path(schema).resolve()
+    error = best_match(_plain_validator(str(path), path.stat().st_mtime_ns).iter_errors(instance))
+    if error is None:
+        return None
+    keys, message = _problems_in_words(error)[0]
+    return f"{'.'.join(map(str, keys))}: {message}"
+
+
+@functools.lru_cache(maxsize=16)
+def _plain_validator(path: str, mtime_ns: int):
+    """``_schema_validator`` of one schema file, built once per process (again only when the file changes)."""
+    return _schema_validator(Path(path))
+
+
+def _problems_in_words(error) -> list[tuple[list, str]]:
+    """(keys, what is wrong) per problem of a jsonschema ``ValidationError``."""
     from jsonschema.exceptions import best_match
 
     if getattr(error, "context", None):
@@ -206,14 +231,14 @@ def schema_problems(error, config_files=()) -> list[str]:
         unknown = [k for k in error.instance if k not in known]
         if unknown and known:
             message = f"unknown key (misspelt?); the keys here are: {', '.join(known)}"
-            return [str(key_error(config_files, [*keys, k], message)) for k in unknown]
+            return [([*keys, k], message) for k in unknown]
     elif error.validator == "pattern":
         message = _pattern_in_words(error)
         if "propertyNames" in error.schema_path:
             keys.append(error.instance)
     if len(message) > 300:
         message = message[:300] + "..."
-    return [str(key_error(config_files, keys or ["(top level)"], message))]
+    return [(keys or ["(top level)"], message)]
 
 
 def schema_error(error, config_files=()) -> ConfigError:

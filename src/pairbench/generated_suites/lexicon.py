@@ -8,8 +8,8 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
+from pairbench.core.config import first_schema_problem
 from pairbench.core.errors import PairbenchError
-from pairbench.core.schemas import load_schema
 from pairbench.core.yaml_files import YamlFileError
 from pairbench.core.yaml_files import read as read_yaml
 
@@ -23,9 +23,6 @@ class LexiconError(PairbenchError):
 
 @cache
 def _load(name: str) -> dict:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
-
     path = FOLDER / f"{name}.yaml"
     if not path.is_file():
         raise LexiconError(f"{path}: no such lexicon file; add it as {{description: ..., words: [...]}}")
@@ -33,9 +30,8 @@ def _load(name: str) -> dict:
         data = read_yaml(path)
     except YamlFileError as err:
         raise LexiconError(str(err)) from None
-    if error := best_match(Draft202012Validator(load_schema(_SCHEMA)).iter_errors(data)):
-        key = "/".join(map(str, error.absolute_path)) or "the file"
-        raise LexiconError(f"{path}: {key}: {error.message:.200}; fix it (workflow/schemas/{_SCHEMA})")
+    if problem := first_schema_problem(data, _SCHEMA):
+        raise LexiconError(f"{path}: {problem} (workflow/schemas/{_SCHEMA})")
     included = data.get("include", [])
     if "include" in data and not ("words" in data and isinstance(included, list)):
         raise LexiconError(f"{path}: `include` is a list of lexicon names, beside `words`")

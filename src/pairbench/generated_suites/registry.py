@@ -4,13 +4,14 @@ each record's stable dotted id, kind, category, one-line reason, examples and op
 
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from pairbench.core.config import first_schema_problem
 from pairbench.core.errors import PairbenchError
-from pairbench.core.schemas import load_schema
 from pairbench.core.yaml_files import YamlFileError
 from pairbench.core.yaml_files import read as read_yaml
 from pairbench.generated_suites.config import GENERATED_CATEGORIES
@@ -92,13 +93,9 @@ def _check_patterns(record: dict, where: str):
 
 
 def _record(raw, area: str, path: Path, strict: bool = True) -> Record:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
-
     where = f"{path.name}: {raw.get('id') if isinstance(raw, dict) else repr(raw)[:60]}"
-    if error := best_match(Draft202012Validator(load_schema(_SCHEMA)).iter_errors(raw)):
-        key = "/".join(map(str, error.absolute_path)) or "the record"
-        raise RegistryError(f"{where}: {key}: {error.message:.200}; fix it (workflow/schemas/{_SCHEMA})")
+    if problem := first_schema_problem(raw, _SCHEMA):
+        raise RegistryError(f"{where}: {problem} (workflow/schemas/{_SCHEMA})")
     rid, kind, category = raw["id"], raw["kind"], raw["category"]
     if rid.split(".")[0] != area:  # the schema's pattern: <area>.<snake_case>
         raise RegistryError(f"{where}: an id is `{area}.<snake_case>` in {path.name}; rename it")
@@ -194,11 +191,13 @@ def markdown(recs: dict[str, Record] | None = None) -> str:
 
 
 def main(argv=None) -> int:
-    """Check the registry; with ``--markdown``, write docs/generated_rules.md from it."""
+    parser = argparse.ArgumentParser(description="Check the registry; write its tables.")
+    parser.add_argument("--markdown", action="store_true", help=f"write {DOC.name} (docs/) from the registry")
+    args = parser.parse_args(argv)
     recs = records()
-    if write := "--markdown" in (sys.argv[1:] if argv is None else argv):
+    if args.markdown:
         DOC.write_text(markdown(recs), encoding="utf-8")
-    print(f"wrote {DOC} ({len(recs)} records)" if write else f"{len(recs)} records, valid")
+    print(f"wrote {DOC} ({len(recs)} records)" if args.markdown else f"{len(recs)} records, valid")
     return 0
 
 
