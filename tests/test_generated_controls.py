@@ -69,8 +69,8 @@ PLANS = [
      "hedging:headline_plan"),
     ("hedging", "China says defense budget to rise 11.2% in 2012", "China says defense budget may rise 11.2% in 2012",
      "hedging:headline_plan"),
-    ("entity_swap", "Women to face higher car insurance premiums", "Higher car insurance premiums to face women",
-     "entity_swap:headline_plan"),
+    ("entity_swap", "Drivers to get cheaper car insurance premiums", "Cheaper car insurance premiums to get drivers",
+     "entity_swap:headline_plan"),  # not "to face": premiums face women says the same (a symmetric verb)
     ("entity_swap", "Abbas to lead Palestinian unity government", "Palestinian unity government to lead Abbas",
      "entity_swap:headline_plan"),  # a name ending in s: no verb agrees with it
     ("entity_swap", "Sheriff: Man recovers stolen car 42 years later", None,

@@ -242,6 +242,21 @@ def test_the_held_out_set_is_written_paraphrases_in_its_own_styles():
     assert "must never be used to tune a rule" in (folder / "README.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("name, shortest", [("held-out-everyday", 11), ("held-out-mixed", 10)])
+def test_the_later_held_out_sets_are_written_apart_from_every_other_set(name, shortest):
+    folder = REPO / "resources" / "paraphrases" / name
+    rows = _written_set(name, fives=280, shortest=shortest, longest=20)
+    mine = {r[k] for r in rows for k in ("sentence1", "sentence2")}
+    for other in ("mixed-prose", "tuning-styles", "held-out-styles", "held-out-everyday", "held-out-mixed"):
+        theirs = _rows(REPO / "resources" / "paraphrases" / other / "all.tsv") if other != name else []
+        assert not mine & {r[k] for r in theirs for k in ("sentence1", "sentence2")}, other
+    assert "must never be used to tune a rule" in (folder / "README.md").read_text(encoding="utf-8")
+    config = yaml.safe_load((REPO / held_out.CONFIG).read_text(encoding="utf-8"))
+    block, styles = (config["generated_suites"][f"generated-{s}"] for s in (name, "held-out-styles"))
+    assert config["datasets"][block["data"]]["source"] == f"path:resources/paraphrases/{name}"
+    assert {k: v for k, v in block.items() if k != "data"} == {k: v for k, v in styles.items() if k != "data"}
+
+
 def test_the_tuning_styles_set_is_written_paraphrases_in_the_held_out_registers():
     rows = _written_set("tuning-styles", fives=288, shortest=11, longest=20)
     held = _rows(REPO / "resources" / "paraphrases" / "held-out-styles" / "all.tsv")

@@ -84,10 +84,13 @@ def _hedging(a, b, variant) -> bool:
             return False
         if a[k] in ("do", "does") and a[k + 2 :] == b[k + 2 :]:
             return True
-        if len(b) == len(a) + 1 and a[k + 2 :] == b[k + 3 :] and b[k + 2] in {"be", "have"} & _lemmas(a[k]):
-            return True  # "is not" -> "might not be"
-        if a[k] in ("was", "were") and b[k + 2 : k + 4] == ["have", "been"] and a[k + 2 :] == b[k + 4 :]:
-            return True  # "was not" -> "might not have been"
+        for j in range(k + 2, k + 5):  # after up to two adverbs of the not ("is not usually" -> "might not usually be")
+            if a[k + 2 : j] != b[k + 2 : j]:
+                break
+            if len(b) == len(a) + 1 and a[j:] == b[j + 1 :] and b[j : j + 1] and b[j] in {"be", "have"} & _lemmas(a[k]):
+                return True  # "is not" -> "might not be"
+            if a[k] in ("was", "were") and b[j : j + 2] == ["have", "been"] and a[j:] == b[j + 2 :]:
+                return True  # "was not" -> "might not have been"
         did = a[k] == "did" and b[k + 2] == "have" and a[k + 3 :] == b[k + 4 :] and len(b) == len(a) + 1
         return did and bool(_lemmas(a[k + 2]) & _lemmas(b[k + 3]))  # "did not go" -> "might not have gone"
     if f"hedging:{variant}" in table("rule_edits"):
@@ -169,6 +172,17 @@ def _unnamed(text: str, other: str) -> set[str]:
     return out - words("not_names") - own - alike
 
 
+def _lone(a: str, p: str) -> bool:
+    """A place or body in capitals (US, UK, UN: lexicon aliases) in one sentence only, in no form in the other."""
+    groups = table("aliases")
+    for text, other in ((a, p), (p, a)):
+        mine = {groups[w] for w in re.findall(r"(?<![\w$])[A-Z]{2,5}(?![\w$])", text) if w in groups}  # not US$
+        named = {g for n, g in groups.items() if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", other)}
+        if mine - named:
+            return True
+    return False
+
+
 def _name_runs(text: str) -> list[list[str]]:
     """The runs of capitalised words of ``text``, lower-cased (General Electric, Kevin Rudd)."""
     runs = itertools.groupby(_WORD.findall(text), key=lambda w: w[:1].isupper() and w.isalpha())
@@ -189,11 +203,24 @@ def _hedges(ts: list[str]) -> set[str]:
 
 
 def _numbers(ts: list[str]) -> set:
-    """The numbers of a token list (eleven / 11 alike) and the bounds right before one ("up to 18,000": up to)."""
-    v, bounds = table("count_word_values"), [tuple(b.split()) for b in words("number_bounds")]
+    """The numbers of a token list (eleven / 11 alike) and the kind of the longest bound right before one
+    ("up to 18,000" / "at most 18,000": at most)."""
+    v, kinds = table("count_word_values"), table("number_bounds")
+    bounds = sorted((tuple(b.split()) for b in kinds), key=len, reverse=True)
     at = [i for i, t in enumerate(ts) if t in words("count_words") or number_value(t) is not None]
     numbers = {number_value(ts[i]) or v.get(ts[i], ts[i]) for i in at}
-    return numbers | {b for i in at for b in bounds if tuple(ts[max(0, i - len(b)) : i]) == b}
+    found = (next((b for b in bounds if tuple(ts[max(0, i - len(b)) : i]) == b), None) for i in at)
+    return numbers | {("bound", kinds[" ".join(b)]) for b in found if b}
+
+
+def _kinds(ts: list[str], name: str) -> set[str]:
+    """The kinds of table ``name`` that a token list holds, the longest phrase at each place ("a few", not few)."""
+    kinds, found, i = table(name), set(), 0
+    while i < len(ts):
+        n = next((n for n in (4, 3, 2, 1) if " ".join(ts[i : i + n]) in kinds), 0)
+        found |= {kinds[" ".join(ts[i : i + n])]} if n else set()
+        i += n or 1
+    return found
 
 
 def _quoted(text: str) -> set[str]:
@@ -215,9 +242,9 @@ def _scaled(one, other) -> bool:
 _CONTROL_CHECKS = (
     ("positive_control.differ_number", _same(_numbers)),
     ("positive_control.differ_negation", _same(lambda ts: sum(t in table("control_negations") for t in ts))),
-    ("positive_control.differ_quantifier", _same(lambda ts: {t for t in ts if t in words("control_quantifiers")})),
+    ("positive_control.differ_quantifier", _same(lambda ts: _kinds(ts, "control_quantifiers"))),
     ("positive_control.differ_hedge", _same(_hedges)),
-    ("positive_control.differ_name", lambda a, ta, p, tp: bool(_unnamed(a, p) or _unnamed(p, a))),
+    ("positive_control.differ_name", lambda a, ta, p, tp: bool(_unnamed(a, p) or _unnamed(p, a) or _lone(a, p))),
     ("positive_control.differ_time", _same(lambda ts: set(ts) & (words("time_words") | words("weekdays")))),
     ("positive_control.scare_quotes", lambda a, ta, p, tp: _quoted(a) != _quoted(p)),
     ("positive_control.scale_changed", lambda a, ta, p, tp: _scaled(ta, tp) or _scaled(tp, ta)),

@@ -96,7 +96,9 @@ def present_read_as_base(doc, root) -> bool:
 def negation(doc, ctx=None) -> Made:
     """The claim's clause negated (a reported claim, never the verb of saying)."""
     root = claim_clause(doc)
-    if root.i in roots(doc, "negation.speaker_frame"):  # its pattern, be afraid: "I'm afraid we are out of stock"
+    if why := _news_frame(doc):
+        raise Refuse(why)
+    if root.i in roots(doc, "negation.speaker_frame"):  # its pattern, be sure: "She is sure that the bus leaves"
         tied = [g for c in kids(root, "acomp") for g in c.children]
         clauses = [c for c in (*root.children, *tied) if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")]
         if clauses or any(c.lower_ == "so" for c in root.children):  # not "I'm afraid of dogs": the adjective's
@@ -117,6 +119,10 @@ def negation(doc, ctx=None) -> Made:
     _clear_scope(doc, root)
     if why := _negation_scope(doc, root, finite, negs) or presupposed(doc, root, negs) or framed(doc, root):
         raise Refuse(why)
+    if _colon_clauses(doc):
+        raise Refuse("negation.colon_clauses")
+    if any(m.start > root.i for m in matches(doc, "negation.elaborated_claim")):
+        raise Refuse("negation.elaborated_claim")  # "Snow will fall, with up to 10 cm possible": the detail stays
     if plan is not None:
         return Made(rebuild(doc, {plan.i: "not to"}), "negation:headline_plan")
     if (bare or adjective_fragment(doc, root, finite)) and not negs and not _past_clause(doc, root):
@@ -165,6 +171,17 @@ def negation(doc, ctx=None) -> Made:
     edits |= {v.i: verb_base(v) if v.pos_ in ("VERB", "AUX") else getLemma(v.lower_, upos="VERB")[0] for v in shared}
     edits |= {v.i - 1: match_case("or", doc[v.i - 1].text) for v in shared}  # "does not love X or use it"
     return Made(rebuild(doc, edits), f"negation:do_support{'_coordinated' * bool(shared)}")
+
+
+def _news_frame(doc) -> str | None:
+    """A frame that a not would leave without its point: bad news (I'm afraid X), a warning or a belief contradicted."""
+    speaker = [s.lower_ for t in doc if t.dep_ == "acomp" for s in kids(t.head, "nsubj")]  # I'm afraid, we're sorry
+    if any(t.lower_ in words("regret_words") and (t.dep_ == "advmod" or set(speaker) & {"i", "we"}) for t in doc):
+        return "negation.regret_frame"  # "I'm afraid we are out of luck" -> "... not out of luck": good news
+    frames = [t for t in doc if t.lemma_.lower() in words("warning_frames")]  # not "X warns Kenya of the cost"
+    if any(t.dep_ != "ROOT" or kids(t, "ccomp") for t in frames):
+        return "negation.warning_frame"  # "X could reach 34C, forecasters warned": a warning of nothing
+    return None
 
 
 def _clear_scope(doc, root) -> None:
@@ -261,6 +278,10 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
             return "negation.approximate_count_subject"
         if subj.like_num and {c.dep_ for c in subj.children} <= {"punct"}:  # "Three die": a count of others denied?
             return "negation.number_alone_subject"
+        counted = subj.like_num or subj.lower_ in words("plural_scales")  # "Three of the flats", "Hundreds of people"
+        participle = headline(doc) and root.tag_ in ("VBN", "VBD")  # "Two of the 12 reported dead": see its own id
+        if counted and not participle and any(c.dep_ == "prep" and c.lower_ == "of" for c in subj.children):
+            return "negation.partitive_count_subject"
         if kids(subj, "nummod") and not definite and root.lemma_ == "be" and not kids(root, "xcomp"):
             return "negation.counted_subject_of_be"
     if not negs and matches(doc, "negation.frequency_adverb"):
@@ -295,6 +316,18 @@ def _negation_scope(doc, root, finite, negs) -> str | None:
     if negs and any(m.start >= negs[0].i for m in matches(doc, "negation.polarity_word")):
         return "negation.polarity_word"
     return None
+
+
+def _colon_clauses(doc) -> bool:
+    """Two clauses split by a colon or semicolon ("Skip the buffet: the eggs were cold"); not a quote or a title."""
+    for split in (t for t in doc[1:-1] if t.text in (":", ";") and doc[t.i + 1].text not in ('"', "'", "“")):
+        if doc[: split.i].text.count('"') % 2:
+            continue  # inside quotes: "X2: X-Men United"
+        sides = (doc[: split.i], doc[split.i + 1 :])
+        told = [[t for t in s if t.pos_ in ("VERB", "AUX") and kids(t, "nsubj", "nsubjpass")] for s in sides]
+        if (told[0] or doc[0].tag_ == "VB") and told[1]:  # a clause, or an instruction first, on each side
+            return True
+    return False
 
 
 def _comma_clauses(doc) -> bool:

@@ -63,6 +63,8 @@ def hedging(doc, ctx=None) -> Made:
             raise Refuse("hedging.sayer_own")
     if negated:
         return _hedge_negated(doc, root, finite, negs)
+    if why := _claim_refusal(doc, root):
+        raise Refuse(why)
     if (why := next((rid for rid, fails in _FORM_CHECKS if fails(doc, root, finite)), None)) is not None:
         raise Refuse(why)
     base = verb_base(finite)
@@ -93,9 +95,24 @@ def hedging(doc, ctx=None) -> Made:
             raise Refuse("hedging.reported_participle")
         return Made(rebuild(doc, {root.i: f"may have been {root.text}"}), "hedging:add_may_passive")  # "... arrested"
     new = f"may have {inflect(base, 'VBN')}"  # a past, or a headline's present: "X dies" -> "X may have died"
+    if finite.tag_ == "VBD" and inflect(base, "VBD") == inflect(base, "VBN"):  # cancelled, not the speller's canceled
+        new = f"may have {finite.lower_}"
     if finite.tag_ in ("VBZ", "VBP") and not present_headline:  # "may" on an act reads as leave: "might"
         new = f"{'may' if no_progressive(base) or base in words('stative_verbs') else 'might'} {base}"
     return Made(rebuild(doc, {finite.i: new}), f"hedging:add_{new.split()[0]}{'_coordinated' * bool(coordinated)}")
+
+
+def _claim_refusal(doc, root) -> str | None:
+    """A claim a modal would not hedge: its verb a hedge, a notice in the passive, a subject counted by few."""
+    if root.lemma_.lower() in words("hedge_verbs"):
+        return "hedging.hedge_verb"  # "seems to have brought" -> "may seem to have": a hedge on a hedge
+    if root.lemma_.lower() in words("advising_verbs") and kids(root, "auxpass"):
+        return "hedging.advice_frame"  # "Staff are reminded that X": the advice is the frame, X the claim
+    subjects = [t for s in kids(root, "nsubj", "nsubjpass") for t in s.subtree]  # "Few cafes serve ...": no claim
+    counted = [t for t in subjects if t.lower_ == "few" or t.lower_ == "little" and t.dep_ != "amod"]  # little girls
+    if any(t.i == 0 or doc[t.i - 1].lower_ != "a" for t in counted):
+        return "hedging.negative_quantifier_subject"
+    return None
 
 
 def no_progressive(lemma: str) -> bool:
@@ -159,6 +176,8 @@ def _hedge_negated(doc, root, finite, negs) -> Made:
     bare_do = finite.lemma_ == "do" and (finite.i == root.i or past_do and root.i != neg.i + 1)  # "did not even go"
     if after is None or finite.text.startswith("'") or bare_do:
         raise Refuse("hedging.negated_clause")
-    edits = {finite.i: match_case("might", finite.text), neg.i: f"{neg.text} {after}".strip()}
+    adverbs = [t for t in doc[neg.i + 1 : root.i] if t.dep_ == "advmod" and t.head == root]  # not usually needed
+    last = doc[neg.i + len(adverbs)] if adverbs and adverbs[-1].i == neg.i + len(adverbs) else neg
+    edits = {finite.i: match_case("might", finite.text), last.i: f"{last.text} {after}".strip()}
     edits |= {root.i: inflect(verb_base(root), "VBN")} if past_do else {}  # "did not go" -> "might not have gone"
     return Made(rebuild(doc, edits), "hedging:add_may_negated")

@@ -57,7 +57,7 @@ def number_refusal(doc, token) -> str | None:
     """Why ``token`` (the sentence's only number) may not change by an order of magnitude."""
     prev = doc[token.i - 1] if token.i > 0 else None
     nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    labels = words("number_labels") | words("age_words")
+    labels = words("number_labels") | words("age_words") | words("number_places")
     labelled = prev is not None and (prev.text in ("-", ":", "/", "#", "&") or prev.lower_ in labels)
     if labelled or nxt is not None and (nxt.text in ("-", ":", "/") or nxt.lower_ in words("time_suffixes")):
         return "numerical.identifier_or_age"
@@ -81,7 +81,11 @@ def number_refusal(doc, token) -> str | None:
 
 def fixed_number(doc, token) -> str | None:
     """Why a number may not change by any step: a date, score, time, idiom, era, part of a total or age (under 18)."""
-    for rid in ("numerical.time_ago", "numerical.score", "numerical.clock_duration"):  # two days ago, scored 45 runs
+    fixed = (  # two days ago, scored 45 runs, 9.15, a 404 error, the 5,000 metres, 20 mg
+        *("numerical.time_ago", "numerical.score", "numerical.clock_duration", "numerical.clock_time"),
+        *("numerical.code_number", "numerical.event_distance", "numerical.dose_unit"),
+    )
+    for rid in fixed:
         if inside(doc, rid, token):
             return rid
     low = " " + " ".join(t.lower_ for t in doc) + " "
@@ -97,7 +101,9 @@ def fixed_number(doc, token) -> str | None:
     counted = token.dep_ == "nummod" and token.head.i > token.i and token.head.lower_ not in ("year", "years")
     value = number_value(token.text) or 0
     bare = not counted and 10 <= value <= 80 and (not nxt or doc[token.i + 1].pos_ not in ("VERB", "ADJ", "NOUN"))
-    return "numerical.age_threshold" if prev in words("threshold_words") and (age or bare and prev != "least") else None
+    group = token.i > 1 and doc[token.i - 2].lemma_.lower() in words("age_groups")  # children under five
+    threshold = age or bare and prev != "least" or group and prev in ("under", "over")
+    return "numerical.age_threshold" if prev in words("threshold_words") and threshold else None
 
 
 def name_number(token) -> bool:
@@ -132,7 +138,7 @@ def numerical(doc, ctx=None) -> Made:
     x10 = (  # ten times this count would not fit: a handful in words, a weight, a handful per day or week
         ("numerical.handful_in_words", token.lower_ in table("number_words_x10")),
         ("numerical.body_unit", _unit(doc, token) in words("body_units")),
-        ("numerical.handful_per_period", per_period and number_value(token.text) < 10),
+        ("numerical.handful_per_period", per_period and number_value(token.text) < 100),
     )
     why = fixed_number(doc, token) or number_refusal(doc, token) or next((rid for rid, found in x10 if found), None)
     if why is None:

@@ -114,6 +114,7 @@ def _entity_refusal(doc, ent) -> str | None:
         ("near_miss.name_of_same_kind", named and (ent.label_ in kinds or ent.label_ == "PERSON" and "NORP" in kinds)),
         ("near_miss.glued_entity", ent.end - 1 in starts(doc, "near_miss.glued_entity")),  # glued to what follows
         ("numerical.several_numbers", several),
+        ("near_miss.count_with_rate", ent.label_ == "CARDINAL" and bool(matches(doc, "near_miss.count_with_rate"))),
     )
     why = next((rid for rid, found in checks if found), None)
     why = why or (number_refusal(doc, ent[0]) if ent.label_ == "CARDINAL" else None)

@@ -41,8 +41,22 @@ def _refuse_quantifier(doc, token, noun=None, unnegated=False) -> None:
         "quantifier.negated_clause": low in ("some", "all") and clause is not None and bool(kids(clause, "neg")),
         # another group set against the noun (in others; not "some other parts")
         "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
-        or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc[: token.i]),  # "X, but few Y": set against X
+        or any(
+            t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc
+        ),  # "X, but few Y"; "Most X, but Y": set against
         "quantifier.hoped_for": any(hopes),
+        # "None of it would come off until ...": until of a delay needs the negative
+        "quantifier.until_with_negative": low in ("no", "none") and any(t.lower_ == "until" for t in doc[token.i :]),
+        # "Most ran on time despite the snow": a concession fits one quantity only
+        "quantifier.concession": any(t.lower_ in words("concession_words") for t in doc),
+        "quantifier.comment_clause": any(m.start > token.i for m in matches(doc, "quantifier.comment_clause")),
+        # "No dogs are allowed except guide dogs": the exception fits no or all only
+        "quantifier.exception": bool(matches(doc, "quantifier.exception")),
+        # "copies the data first and then checks every record": then asks for a step that happens
+        "quantifier.sequence_step": low in ("every", "each", "all") and any(t.lower_ == "then" for t in doc[: token.i]),
+        # "No further analgesia was needed": no further, no more and no other are fixed
+        "quantifier.no_further": low == "no"
+        and doc[token.i + 1 : token.i + 2].text.lower() in ("further", "more", "other"),
         # with ``unnegated``, no negation at all: "did not eat a lot of food" -> "did not eat little food"
         "quantifier.double_negative": unnegated and _negated(doc),
     }
@@ -149,16 +163,25 @@ def quantifier(doc, ctx=None) -> Made:
         plain = exchange in (table("quantifiers_mass"), table("quantifiers_plural"))
         if low == "some" and plain and token.head.dep_ in ("dobj", "pobj"):
             new = "all the"  # "is preparing some food" -> "all the food": "preparing no food" is no event
+            if token.head.lemma_.lower() in words("body_substances"):  # "coughed up all the blood": the body's own
+                raise Refuse("quantifier.body_substance")
         if low == "few" and new == "most" and token.dep_ == "amod" and token.head.dep_ not in ("nsubj", "nsubjpass"):
             new = table("quantifiers_object")[low]  # "have few chances" -> "many": "have most chances" is no English
         if low == "none" and singular:
             raise Refuse("quantifier.singular_verb")  # "All of them has a licence"
+        if new in words("quantifiers_downward") and any(t.lower_ == "already" for t in doc):
+            raise Refuse("quantifier.already")  # "has already damaged most of" -> "already damaged little of"
+        if new in ("no", "none") and any(t.lower_ == "both" and t != token for t in token.head.subtree):
+            raise Refuse("quantifier.both")  # "Several players from both teams" -> "No players from both teams"
         if negated and {low, new} & {"no", "none", "little"}:  # not made double, nor left alone (every team cannot)
             raise Refuse("quantifier.double_negative")
         if new in ("no", "none") and matches(doc, "quantifier.obligation_modal"):
             raise Refuse("quantifier.obligation_modal")  # "Each applicant must sign" -> "No applicant must sign"
         if new == "no" and token.head.dep_ == "pobj":
             raise Refuse("quantifier.no_in_phrase")
+        after = doc[token.i + 1 : token.i + 2]  # "all their medicines" -> "some of their medicines"
+        if new == "some" and after and (after[0].tag_ == "PRP$" or after[0].lower_ in ("the", "these", "those")):
+            new = "some of"
         edits = {token.i: match_case(new, token.text)}
         if low == "no" and new == "every" and token.head.lower_ == "one" and token.head.i == token.i + 1:
             edits = {token.i: match_case("everyone", token.text), token.i + 1: ""}  # not "Every one answered"
@@ -188,6 +211,8 @@ def _amount(doc, token) -> Made | None:
     if not bare or noun.tag_ not in ("NN", "NNS"):
         return None  # "a lot of the time", "lots of them", "a lot of 20 somethings": no bare noun
     _refuse_quantifier(doc, token, noun, unnegated=True)
+    if token.lower_ == "plenty" and (doc[0].tag_ == "VB" or any(t.lower_ in ("should", "must") for t in doc)):
+        raise Refuse("quantifier.plenty")  # "drink plenty of fluids" -> "drink few fluids": advice, no English
     new = "few" if noun.tag_ == "NNS" else "little"
     edits = {token.i: match_case(new, token.text), **{i: "" for i in range(token.i + 1, of.i + 1)}}
     return Made(rebuild(doc, edits), f"quantifier:a_lot_to_{new}")
@@ -221,6 +246,14 @@ def quantifier_positional(doc, ctx=None) -> Made:
         raise Refuse("quantifier.unlicensed_polarity")
     if matches(doc, "quantifier.consequence_link"):
         raise Refuse("quantifier.consequence_link")
+    shapes = (  # as the main rule's: a concession, a contrast, a comment on the amount, already before a few
+        ("quantifier.concession", any(t.lower_ in words("concession_words") for t in doc)),
+        ("quantifier.contrast", any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc)),
+        ("quantifier.comment_clause", any(m.start > token.i for m in matches(doc, "quantifier.comment_clause"))),
+        ("quantifier.already", positional[token.lower_] in words("quantifiers_downward") and "already" in doc.text),
+    )
+    if why := next((rid for rid, holds in shapes if holds), None):
+        raise Refuse(why)
     # its plural noun by position (the record's pattern: of the, many arriving passengers), no noun after it
     span = next((s for s in matches(doc, "quantifier.positional") if s.start == token.i), None)
     nxt = doc[span.end] if span is not None and span.end < len(doc) else None

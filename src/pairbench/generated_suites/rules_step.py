@@ -142,6 +142,7 @@ def numerical_step(doc, ctx=None) -> Made:
     aged = aged and not (plain and _value(token.text) >= 200 and not re.fullmatch(r"\d{4}", token.text))
     labels = words("number_labels") | words("step_labels")
     labelled = any(t.lower_.rstrip(".") in labels for t in doc[max(0, token.i - 2) : token.i])  # type 1
+    labelled = labelled or prev is not None and prev.lower_ in words("number_places")  # Ward 7
     compound = measure_compound(doc, token) or token.i in roots(doc, "numerical.small_step")  # a 6.1-magnitude quake
     # its patterns: a symbol before (#5, 3-2), glued to a symbol after (5-year-old), ", 21," or 7 p.m.
     if labelled or aged or inside(doc, "numerical.identifier_or_age", token) and not compound:

@@ -100,6 +100,8 @@ def entity_swap(doc, ctx=None) -> Made:
     a, b = argument(subj), argument(obj)
     if a.start > 0 and doc[a.start - 1].text == ":" and a[0].text[:1].isupper():
         raise Refuse("entity_swap.subject_after_colon")
+    if any(t.lower_ in words("place_adverbs") for t in doc[a.end : root.i]):  # "The woman next door took in ..."
+        raise Refuse("entity_swap.place_after_subject")  # the subject's place: it would stay behind
     dets = {c.lower_ for c in kids(obj, "det")} - {"some"}  # a zero plural (fish, sheep) with no determiner but some
     if plan is None and obj.lower_ in words("zero_plurals") and not dets and not kids(obj, "nummod"):
         raise Refuse("entity_swap.zero_plural_object")  # its number is a guess

@@ -65,6 +65,16 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
         verb = verb.head
     if rooted(doc, "temporal.negated_clause", verb):
         return "temporal.negated_clause"
+    if any(t.tag_ == "VB" and t.dep_ in ("ROOT", "conj", "ccomp") and not kids(t, "nsubj", "aux") for t in doc):
+        return "temporal.instruction"  # "Back up your files before upgrading": the order is prescribed
+    if rel.lead.lower_ == "during" and any(t.lower_ in words("habitual_words") - {"once", "twice"} for t in doc):
+        return "temporal.during_routine"  # "need watering every day during a hot summer": the period is the reason
+    if any(o.lemma_.lower() in words("meals") for o in objects) and any(t.lower_ in words("day_parts") for t in doc):
+        return "temporal.meal_in_part_of_day"  # "Sunday afternoon after lunch": before lunch is no afternoon
+    gap = rel.lead.i - 1 in roots(doc, "temporal.modified")  # "forty-five minutes before departure"
+    timed = [{o.lemma_.lower(), "".join(t.lower_ for t in o.subtree)} for o in objects]  # kick-off as one word
+    if gap and any(names & words("scheduled_events") for names in timed):
+        return "temporal.schedule_offset"
     for rid in ("temporal.focus_word", "temporal.modal_clause", "temporal.ranked"):
         if matches(doc, rid) or rid == "temporal.modal_clause" and dep_matches(doc, rid):
             return rid
@@ -77,7 +87,7 @@ def _before_after_refusal(doc, rel: Relation) -> str | None:
         # who leaves: a pronoun or a noun of the main clause
         main = {t.lemma_.lower() for t in doc if t not in phrase and t.pos_ in ("NOUN", "PROPN")}
         gone = [m[1] for m in dep_matches(doc, "temporal.after_leaving") if m[0] in events]
-        if said & words("temporal_endings"):
+        if said & words("temporal_endings") or {"run", "out"} <= said:  # before the time ran out
             return "temporal.after_an_ending"
         if said & words("temporal_responses"):
             return "temporal.response_before_trigger"

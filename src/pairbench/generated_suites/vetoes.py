@@ -20,7 +20,9 @@ _IN_WORD = re.compile(r"(?<=[A-Za-z])['’](?=[A-Za-z])")  # an apostrophe insid
 # not the stop of an initialism (U.S. Diplomats, D.C. Votes)
 _SENTENCE_END = re.compile(r"(?<!\b[A-Z]\.[A-Z])[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
 # More content words than this in one sentence of an anchor and not the other: no paraphrase.
-MAX_CHANGED = 4
+# Content words of one side only, at most: MAX_CHANGED, or CHANGED_SHARE of the two sentences' content words
+# where that is more (a long written paraphrase rewords more of its words than a short caption's does)
+MAX_CHANGED, CHANGED_SHARE = 4, 0.5
 # A word written twice, two words no sentence puts side by side ("running at on the shore"), or a number in digits
 # and again in words ("7 seven police officers"): a source's slip.
 _BROKEN = re.compile(
@@ -147,10 +149,16 @@ def pair_veto(category: str, doc, a: str, made: Made) -> str | None:
 
 
 def _content(text: str, other: str) -> set[str]:
-    """Content words of ``text`` (no number; a possessive as its noun, a hedge as its kind), sun glasses as one."""
-    hedges, stop = table("control_hedges"), words("stop_words") | words("count_word_values")
-    found = (
-        {w.lower().strip("'").removesuffix("'s") for w in _WORD.findall(_THERE_BE.sub("", t))} for t in (text, other)
+    """Content words of ``text`` (no number; a possessive as its noun; a hedge, quantifier or number's bound as its
+    kind: each / every, about / roughly are one), sun glasses as one."""
+    stop = words("stop_words") | words("count_word_values")
+    hedges = {**table("number_bounds"), **table("control_quantifiers"), **table("control_hedges")}
+    found = (  # a stop word in capitals is a name (US), not the word its lower case is (us)
+        {
+            w if len(w) > 1 and w.isupper() and w.lower() in stop else w.lower().strip("'").removesuffix("'s")
+            for w in _WORD.findall(t)
+        }
+        for t in (_THERE_BE.sub("", text), _THERE_BE.sub("", other))
     )
     mine, theirs = ({hedges.get(w, w) for w in f - stop if number_value(w) is None} for f in found)
     whole = {w.replace("-", "") for w in theirs}
@@ -274,6 +282,19 @@ def paraphrase_veto(a: str, p: str) -> str | None:
         ("positive_control.sentence_kind", _kind(a) != _kind(p)),
         ("positive_control.sentence_count", _sentences(a) != _sentences(p)),
         ("positive_control.words_added", wa != wp and (wa < wp or wp < wa)),
-        ("positive_control.too_many_changed", len(apart) > MAX_CHANGED),  # stands / standing: one word
+        ("positive_control.too_many_changed", len(apart) > max(MAX_CHANGED, CHANGED_SHARE * len(wa | wp))),
+        ("positive_control.one_letter_apart", any(_one_letter(x, y) for x in only_a & apart for y in only_p & apart)),
     )
     return next((rid for rid, found in checks if found), None)
+
+
+def _one_letter(x: str, y: str) -> bool:
+    """Two words one letter apart, one of them unknown to the speller: a misspelling (España / Espaa, calender)."""
+    if min(len(x), len(y)) < 4 or abs(len(x) - len(y)) > 1 or x.replace("-", "") == y.replace("-", ""):
+        return False
+    if not _speller().unknown([x, y]):
+        return False  # grass / grassy, Syria / Syrian, leads / heads: two words
+    if len(x) == len(y):
+        return sum(c != d for c, d in zip(x, y)) == 1
+    short, long = sorted((x, y), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
