@@ -41,9 +41,8 @@ def _refuse_quantifier(doc, token, noun=None, unnegated=False) -> None:
         "quantifier.negated_clause": low in ("some", "all") and clause is not None and bool(kids(clause, "neg")),
         # another group set against the noun (in others; not "some other parts")
         "quantifier.contrast": any(not (t.lower_ == "other" and t.head == noun and t.i < noun.i) for t in others)
-        or any(
-            t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc
-        ),  # "X, but few Y"; "Most X, but Y": set against
+        # "X, but few Y" or "Most X, but Y": another group set against the amount
+        or any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc),
         "quantifier.hoped_for": any(hopes),
         # "None of it would come off until ...": until of a delay needs the negative
         "quantifier.until_with_negative": low in ("no", "none") and any(t.lower_ == "until" for t in doc[token.i :]),
@@ -169,7 +168,7 @@ def quantifier(doc, ctx=None) -> Made:
             new = table("quantifiers_object")[low]  # "have few chances" -> "many": "have most chances" is no English
         if low == "none" and singular:
             raise Refuse("quantifier.singular_verb")  # "All of them has a licence"
-        if new in words("quantifiers_downward") and any(t.lower_ == "already" for t in doc):
+        if new in words("quantifiers_downward") and _already(doc):
             raise Refuse("quantifier.already")  # "has already damaged most of" -> "already damaged little of"
         if new in ("no", "none") and any(t.lower_ == "both" and t != token for t in token.head.subtree):
             raise Refuse("quantifier.both")  # "Several players from both teams" -> "No players from both teams"
@@ -233,6 +232,11 @@ def _pronoun_refusal(doc, first, last, new) -> None:
         raise Refuse(rid)
 
 
+def _already(doc) -> bool:
+    """Already in the sentence: something has happened, which few, little or no amount of it denies."""
+    return any(t.lower_ == "already" for t in doc)
+
+
 def quantifier_positional(doc, ctx=None) -> Made:
     """The sentence's one quantifier, its plural noun found by position, a finite verb after it."""
     positional = table("quantifiers_positional")
@@ -250,7 +254,7 @@ def quantifier_positional(doc, ctx=None) -> Made:
         ("quantifier.concession", any(t.lower_ in words("concession_words") for t in doc)),
         ("quantifier.contrast", any(t.lower_ in ("but", "yet") and t.dep_ == "cc" for t in doc)),
         ("quantifier.comment_clause", any(m.start > token.i for m in matches(doc, "quantifier.comment_clause"))),
-        ("quantifier.already", positional[token.lower_] in words("quantifiers_downward") and "already" in doc.text),
+        ("quantifier.already", positional[token.lower_] in words("quantifiers_downward") and _already(doc)),
     )
     if why := next((rid for rid, holds in shapes if holds), None):
         raise Refuse(why)
